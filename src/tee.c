@@ -1,0 +1,195 @@
+/* tee: copy standard input to each FILE, and also to standard output. */
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "cmd.h"
+
+/* What a write error does, as --output-error's MODE says. */
+enum mode {
+	M_SIGPIPE,	/* default: SIGPIPE kills, other errors warn */
+	M_WARN,
+	M_WARN_NOPIPE,
+	M_EXIT,
+	M_EXIT_NOPIPE
+};
+
+static const char *const mode_names[] = {
+	"warn", "warn-nopipe", "exit", "exit-nopipe"
+};
+
+static const struct option long_options[] = {
+	{ "append", no_argument, NULL, 'a' },
+	{ "ignore-interrupts", no_argument, NULL, 'i' },
+	{ "output-error", optional_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct run {
+	char **names;	/* names[i] for output i; names[0] is stdout */
+	enum mode mode;
+	int ok;
+};
+
+_Noreturn static void
+usage(void)
+{
+	printf("Usage: %s [OPTION]... [FILE]...\n", program_invocation_name);
+	fputs("Copy standard input to each FILE, and also to standard output.\n"
+	    "\n"
+	    "  -a, --append              append to the given FILEs, do not overwrite\n"
+	    "  -i, --ignore-interrupts   ignore interrupt signals\n"
+	    "  -p                        diagnose errors writing to non pipes\n"
+	    "      --output-error[=MODE]   set behavior on write error.  See MODE below\n",
+	    stdout);
+	fputs(HELP_OPTION_DESCRIPTION, stdout);
+	fputs(VERSION_OPTION_DESCRIPTION, stdout);
+	fputs("\n"
+	    "MODE determines behavior with write errors on the outputs:\n"
+	    "  warn           diagnose errors writing to any output\n"
+	    "  warn-nopipe    diagnose errors writing to any output not a pipe\n"
+	    "  exit           exit on error writing to any output\n"
+	    "  exit-nopipe    exit on error writing to any output not a pipe\n"
+	    "The default MODE for the -p option is 'warn-nopipe'.\n"
+	    "The default operation when --output-error is not specified, is to\n"
+	    "exit immediately on error writing to a pipe, and diagnose errors\n"
+	    "writing to non pipe outputs.\n", stdout);
+	cmd_help_footer("tee");
+	exit(cmd_flush_stdout());
+}
+
+/* MODE named by ARG: exact, or an unambiguous prefix, as GNU's argmatch. */
+static enum mode
+parse_mode(const char *arg)
+{
+	size_t i, len = strlen(arg), n = sizeof mode_names / sizeof *mode_names;
+	int found = -1, ambiguous = 0;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(arg, mode_names[i]) == 0)
+			return M_WARN + i;
+		if (strncmp(arg, mode_names[i], len) == 0) {
+			ambiguous = found != -1;
+			found = i;
+		}
+	}
+	if (found != -1 && !ambiguous)
+		return M_WARN + found;
+	warnx("%s argument %s%s%s for %s--output-error%s",
+	    found == -1 ? "invalid" : "ambiguous",
+	    cmd_lquote(), arg, cmd_rquote(), cmd_lquote(), cmd_rquote());
+	fputs("Valid arguments are:\n", stderr);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "  - %s%s%s\n", cmd_lquote(), mode_names[i],
+		    cmd_rquote());
+	cmd_try_help();
+}
+
+static int
+exits(enum mode m)
+{
+	return m == M_EXIT || m == M_EXIT_NOPIPE;
+}
+
+/* The engine's report of a failed output: warn, and maybe stop. */
+static int
+failed(void *ctx, size_t i, int err)
+{
+	struct run *r = ctx;
+
+	/* A broken pipe is worth a word only in the warn and exit modes. */
+	if (err == EPIPE && r->mode != M_WARN && r->mode != M_EXIT)
+		return 0;
+	errno = err;
+	warn("%s", cmd_quotef(r->names[i]));
+	r->ok = 0;
+	return exits(r->mode) ? -1 : 0;
+}
+
+/* Open NAME for output; keep it off fds 0-2, as GNU's fopen_safer. */
+static int
+open_out(const char *name, int append)
+{
+	int fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC |
+	    (append ? O_APPEND : O_TRUNC), 0666);
+
+	if (fd >= 0 && fd <= STDERR_FILENO) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = hi;
+	}
+	return fd;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r = { .mode = M_SIGPIPE, .ok = 1 };
+	struct sl_out *outs;
+	int c, append = 0, nfiles, i;
+
+	cmd_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "aip", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			append = 1;
+			break;
+		case 'i':
+			signal(SIGINT, SIG_IGN);
+			break;
+		case 'p':
+			r.mode = optarg ? parse_mode(optarg) : M_WARN_NOPIPE;
+			break;
+		case 'h':
+			usage();
+		case 'v':
+			cmd_version("tee");
+		default:
+			cmd_try_help();
+		}
+	}
+	if (r.mode != M_SIGPIPE)
+		signal(SIGPIPE, SIG_IGN);
+
+	nfiles = argc - optind;
+	r.names = argv + optind - 1;
+	r.names[0] = "standard output";
+	if ((outs = calloc(nfiles + 1, sizeof *outs)) == NULL)
+		errx(1, "memory exhausted");
+	outs[0].fd = STDOUT_FILENO;
+	/* "-" is a file like any other, as POSIX asks. */
+	for (i = 1; i <= nfiles; i++) {
+		if ((outs[i].fd = open_out(r.names[i], append)) == -1) {
+			if (exits(r.mode))
+				err(1, "%s", cmd_quotef(r.names[i]));
+			warn("%s", cmd_quotef(r.names[i]));
+			r.ok = 0;
+		}
+	}
+
+	if (sl_fanout(STDIN_FILENO, outs, nfiles + 1, failed, &r) == -1) {
+		warn("read error");
+		r.ok = 0;
+	}
+	for (i = 1; i <= nfiles; i++)
+		if (outs[i].fd != -1 && close(outs[i].fd) == -1) {
+			warn("%s", cmd_quotef(r.names[i]));
+			r.ok = 0;
+		}
+	if (close(STDIN_FILENO) == -1)
+		err(1, "standard input");
+	return r.ok ? 0 : 1;
+}
