@@ -1,0 +1,124 @@
+# test-lib.sh: the shell test harness, sourced by each t/tNNNN-*.sh.
+#
+# Each case is a title and a chain of && steps run in a scratch directory:
+#
+#	test_expect_success 'title' '
+#		yes | head -n 2 >actual &&
+#		printf "y\ny\n" >expect &&
+#		test_cmp expect actual
+#	'
+#	test_done
+#
+# The commands under test are called by name (yes, tee): from the build
+# tree, or with TEST_HOST=1 the reference GNU tools in /usr/bin, so that
+# every expectation is itself checked against GNU.  Output is TAP.
+# A case may name prerequisites (test_expect_success STRACE 'title' '...');
+# a missing one skips the case, and t/run counts skips apart.
+
+set -u
+LC_ALL=C
+export LC_ALL
+unset POSIXLY_CORRECT SLUICE_ZEROCOPY
+
+TEST_DIR=$(cd "$(dirname "$0")" && pwd)
+SRC_DIR=$(dirname "$TEST_DIR")
+if [ "${TEST_HOST:-}" = 1 ]; then
+	BIN_DIR=/usr/bin
+else
+	BIN_DIR=$SRC_DIR/${BUILD:-build}
+fi
+PATH=$BIN_DIR:$PATH
+export PATH BIN_DIR TEST_DIR SRC_DIR
+
+test_count=0
+test_failed=0
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-test.XXXXXX") || exit 1
+trap 'cd / && rm -rf "$TRASH"' EXIT
+cd "$TRASH" || exit 1
+
+# test_have_prereq NAME: true if the prerequisite NAME is met.
+test_have_prereq() {
+	case $1 in
+	STRACE)	command -v strace >/dev/null &&
+		strace -f -qq -o /dev/null -e inject=getpid:error=EPERM \
+			true 2>/dev/null ;;
+	DEVFULL) [ -c /dev/full ] && [ -w /dev/full ] ;;
+	SLUICE)	[ "${TEST_HOST:-}" != 1 ] ;;
+	ROOT)	[ "$(id -u)" = 0 ] ;;
+	*)	echo "test-lib: unknown prerequisite $1" >&2; return 1 ;;
+	esac
+}
+
+# test_expect_success [PREREQ,...] TITLE SCRIPT
+test_expect_success() {
+	prereq=
+	if [ $# = 3 ]; then
+		prereq=$1
+		shift
+	fi
+	test_count=$((test_count + 1))
+	for p in $(echo "$prereq" | tr , ' '); do
+		if ! test_have_prereq "$p"; then
+			echo "ok $test_count # skip $1 (missing $p)"
+			return 0
+		fi
+	done
+	rm -rf "$TRASH/case" && mkdir "$TRASH/case" && cd "$TRASH/case" ||
+		exit 1
+	if (eval "$2") >"$TRASH/log" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' "$TRASH/log"
+		printf '#   in:%s\n' "$(echo "$2" | sed 's/^/#     /')"
+	fi
+	cd "$TRASH" || exit 1
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" = 0 ]
+	exit
+}
+
+# test_cmp EXPECT ACTUAL: the files are equal; show a diff if not.
+test_cmp() {
+	cmp -s "$1" "$2" && return 0
+	diff -u "$1" "$2" | head -40 || echo "test_cmp: $1 and $2 differ"
+	return 1
+}
+
+# test_expect_code CODE CMD...: CMD exits with status CODE.
+test_expect_code() {
+	want=$1
+	shift
+	"$@"
+	got=$?
+	[ "$got" = "$want" ] && return 0
+	echo "test_expect_code: '$*' exited $got, not $want"
+	return 1
+}
+
+# test_file_size FILE: print the size of FILE in bytes.
+test_file_size() {
+	wc -c <"$1" | tr -d ' '
+}
+
+# sigpipe_status: the exit status of a process killed by SIGPIPE.
+sigpipe_status() {
+	echo $((128 + $(kill -l PIPE)))
+}
+
+# yes_ref LINE... : the expected stream of `yes LINE...`, from GNU yes.
+yes_ref() {
+	/usr/bin/yes "$@"
+}
+
+# test_must_be_empty FILE: FILE exists and is empty.
+test_must_be_empty() {
+	[ -f "$1" ] && ! [ -s "$1" ] && return 0
+	echo "test_must_be_empty: $1 is not empty:"
+	head -5 "$1"
+	return 1
+}
