@@ -41,32 +41,17 @@ struct fan {
 static int
 active(const struct sl_out *o)
 {
-	return o->fd != -1 && o->err == 0;
+	return o->fd != -1;
 }
 
-/* Note that OUTS[I] failed with ERR; FAIL hears of it at the round's end. */
+/* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
 static void
 failed(struct fan *f, size_t i, int err)
 {
-	f->outs[i].err = err;
-}
-
-/* Drop and report, in output order, every output that failed this round. */
-static void
-report(struct fan *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->n; i++) {
-		struct sl_out *o = &f->outs[i];
-
-		if (o->fd == -1 || o->err == 0)
-			continue;
-		o->fd = -1;
-		f->live--;
-		if (!f->stop && f->fail(f->ctx, i, o->err) == -1)
-			f->stop = 1;
-	}
+	f->outs[i].fd = -1;
+	f->live--;
+	if (f->fail(f->ctx, i, err) == -1)
+		f->stop = 1;
 }
 
 /* Pick the path for output FD: zero-copy where the kernel allows it. */
@@ -81,7 +66,11 @@ classify(int fd, int zc)
 	/* splice(2) into an O_APPEND file fails with EINVAL. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_APPEND))
 		return BY_WRITE;
-	return kind == SL_PIPE ? BY_TEE : BY_SPLICE;
+	if (kind != SL_PIPE)
+		return BY_SPLICE;
+	/* Each tee(2) moves at most what the output pipe has room for. */
+	sl_pipe_grow(fd);
+	return BY_TEE;
 }
 
 /* After EAGAIN on a transfer IN -> OUT, wait for the side not ready. */
@@ -175,7 +164,7 @@ pump(struct fan *f, int p, size_t len, size_t to)
 		if (n <= 0)
 			return n;
 		len -= n;
-		for (i = 0; i < f->n; i++) {
+		for (i = 0; i < f->n && !f->stop; i++) {
 			struct sl_out *o = &f->outs[i];
 
 			if (active(o) && (i == to ||
@@ -263,7 +252,7 @@ read_write(struct fan *f, int from, size_t lim)
 		return -1;
 	if ((n = read_some(from, f->buf, lim < BUFSZ ? lim : BUFSZ)) <= 0)
 		return n;
-	for (i = 0; i < f->n; i++)
+	for (i = 0; i < f->n && !f->stop; i++)
 		if (active(&f->outs[i]))
 			put(f, i, n);
 	return n;
@@ -312,6 +301,8 @@ via_lead(struct fan *f, size_t c, size_t lim)
 	for (i = 0; i < f->n; i++) {
 		struct sl_out *o = &f->outs[i];
 
+		if (f->stop)
+			return AGAIN;
 		if (!active(o) || o->how == BY_WRITE || i == c)
 			continue;
 		if (open_lead(f) == -1 ||
@@ -362,16 +353,17 @@ round_zc(struct fan *f)
 		}
 		lim = f->queued;
 	}
-	/* The consumer: a file if any (splice moves it there), else a pipe. */
+	/*
+	 * The consumer is the last output, so that outputs are served in
+	 * order, as GNU does: with --output-error=exit, those after a
+	 * failed one do not get its chunk.
+	 */
 	for (i = 0; i < f->n; i++) {
 		struct sl_out *o = &f->outs[i];
 
-		if (!active(o))
-			continue;
-		if (o->how == BY_WRITE)
+		if (active(o) && o->how == BY_WRITE)
 			nwrite++;
-		else if (c == NONE || o->how == BY_SPLICE ||
-		    f->outs[c].how == BY_TEE)
+		else if (active(o))
 			c = i;
 	}
 	if (nwrite > 0)
@@ -391,7 +383,6 @@ round_zc(struct fan *f)
 		n = via_lead(f, c, lim);
 	if (n > 0 && f->feed != -1)
 		f->queued -= n;
-	report(f);
 	return n == AGAIN || n > 0 ? 1 : n;
 }
 
@@ -408,7 +399,6 @@ round_rw(struct fan *f)
 			f->queued -= n;
 	} else
 		n = read_write(f, f->in, BUFSZ);
-	report(f);
 	return n > 0 ? 1 : n;
 }
 
@@ -448,7 +438,6 @@ sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
 	for (i = 0; i < n; i++) {
 		outs[i].how = classify(outs[i].fd, f.zc);
 		outs[i].moved = 0;
-		outs[i].err = 0;
 		if (outs[i].fd != -1)
 			f.live++;
 	}
