@@ -73,9 +73,9 @@ struct sl_out {
 /*
  * Called at once when writing to OUTS[I] failed with errno ERR.  The
  * engine has already dropped that output (fd = -1).  Outputs are served
- * in order (those written by write(2), such as O_APPEND files, last), so
- * the outputs after OUTS[I] have not had the failed chunk yet.  Return 0 to go on with the
- * others, or -1 to stop the copy at once.
+ * in order (those written by write(2), such as O_APPEND files, last),
+ * so the outputs after OUTS[I] have not had the failed chunk yet.
+ * Return 0 to go on with the others, or -1 to stop the copy at once.
  */
 typedef int sl_fail_fn(void *ctx, size_t i, int err);
 
