@@ -1,0 +1,333 @@
+/* Unit tests of sl_fanout: every output gets every byte, in order. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "tap.h"
+
+#define MAXOUT 8
+
+static char dir[] = "/tmp/sluice-unit.XXXXXX";
+static unsigned char *data;
+static size_t datalen;
+
+/* Fill the input with LEN pseudo-random bytes. */
+static void
+make_data(size_t len)
+{
+	size_t i;
+	unsigned x = 12345;
+
+	free(data);
+	data = malloc(len ? len : 1);
+	for (i = 0; i < len; i++) {
+		x = x * 1103515245 + 12345;
+		data[i] = x >> 16;
+	}
+	datalen = len;
+}
+
+/* A pipe fed with the input by a child, in pieces of STEP bytes. */
+static int
+feeder(size_t step)
+{
+	int p[2];
+
+	if (pipe(p) == -1)
+		return -1;
+	if (fork() == 0) {
+		size_t off = 0;
+
+		close(p[0]);
+		while (off < datalen) {
+			size_t k = datalen - off < step ? datalen - off : step;
+
+			if (sl_write_all(p[1], data + off, k) == -1)
+				_exit(1);
+			off += k;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	return p[0];
+}
+
+/* A pipe whose reader, a child, copies everything into file PATH. */
+static int
+sink(const char *path)
+{
+	int p[2];
+
+	if (pipe(p) == -1)
+		return -1;
+	if (fork() == 0) {
+		char buf[65536];
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ssize_t n;
+
+		close(p[1]);
+		while ((n = read(p[0], buf, sizeof buf)) > 0)
+			if (sl_write_all(fd, buf, n) == -1)
+				_exit(1);
+		_exit(n == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	return p[1];
+}
+
+/* A regular file PATH holding PRIOR bytes, opened with FLAGS. */
+static int
+file(const char *path, const char *prior, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | flags, 0600);
+
+	if (fd != -1 && prior != NULL)
+		sl_write_all(fd, prior, strlen(prior));
+	return fd;
+}
+
+/* Does file PATH hold PRIOR followed by the input? */
+static int
+holds(const char *path, const char *prior)
+{
+	size_t plen = prior ? strlen(prior) : 0, len = plen + datalen;
+	char *buf = malloc(len + 1);
+	int fd = open(path, O_RDONLY), same;
+	ssize_t n = 0, k;
+
+	while (fd != -1 && (size_t)n <= len &&
+	    (k = read(fd, buf + n, len + 1 - n)) > 0)
+		n += k;
+	same = fd != -1 && (size_t)n == len &&
+	    memcmp(buf, prior ? prior : "", plen) == 0 &&
+	    memcmp(buf + plen, data, datalen) == 0;
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	return same;
+}
+
+static void
+reap(void)
+{
+	while (wait(NULL) > 0)
+		;
+}
+
+struct log {
+	int calls, err, stop;
+	size_t i;
+};
+
+static int
+on_fail(void *ctx, size_t i, int err)
+{
+	struct log *l = ctx;
+
+	l->calls++;
+	l->i = i;
+	l->err = err;
+	return l->stop ? -1 : 0;
+}
+
+static void
+close_outs(struct sl_out *o, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (o[i].fd != -1)
+			close(o[i].fd);
+}
+
+/* Pipe input to two pipes and a file, at SIZE bytes in STEP pieces. */
+static void
+test_pipe_to_all(size_t size, size_t step, const char *zc)
+{
+	struct sl_out o[3];
+	struct log l = { 0 };
+	int in, r;
+
+	setenv("SLUICE_ZEROCOPY", zc, 1);
+	make_data(size);
+	in = feeder(step);
+	o[0].fd = sink("p0");
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = sink("p2");
+	r = sl_fanout(in, o, 3, on_fail, &l);
+	close_outs(o, 3);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 0 && holds("p0", NULL) && holds("f1", NULL) &&
+	    holds("p2", NULL), "pipe -> pipe, file, pipe: %zu bytes by %zu, "
+	    "SLUICE_ZEROCOPY=%s", size, step, zc);
+}
+
+/* Regular-file input to a pipe, an O_APPEND file and /dev/null. */
+static void
+test_file_input(size_t size, const char *zc)
+{
+	struct sl_out o[3];
+	struct log l = { 0 };
+	int in, r;
+
+	setenv("SLUICE_ZEROCOPY", zc, 1);
+	make_data(size);
+	in = file("in", NULL, 0);
+	sl_write_all(in, data, datalen);
+	close(in);
+	in = open("in", O_RDONLY);
+	o[0].fd = sink("p0");
+	o[1].fd = file("a1", "prior\n", O_APPEND);
+	o[2].fd = open("/dev/null", O_WRONLY);
+	r = sl_fanout(in, o, 3, on_fail, &l);
+	close_outs(o, 3);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 0 && holds("p0", NULL) &&
+	    holds("a1", "prior\n"), "file -> pipe, O_APPEND file, /dev/null: "
+	    "%zu bytes, SLUICE_ZEROCOPY=%s", size, zc);
+}
+
+/* /dev/full fails once with ENOSPC; the outputs around it complete. */
+static void
+test_devfull(const char *zc)
+{
+	struct sl_out o[3];
+	struct log l = { 0 };
+	int in, r;
+
+	setenv("SLUICE_ZEROCOPY", zc, 1);
+	make_data(300000);
+	in = feeder(4096);
+	o[0].fd = sink("p0");
+	o[1].fd = open("/dev/full", O_WRONLY);
+	o[2].fd = file("f2", NULL, 0);
+	r = sl_fanout(in, o, 3, on_fail, &l);
+	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == ENOSPC &&
+	    o[1].fd == -1, "/dev/full reported once as ENOSPC, "
+	    "SLUICE_ZEROCOPY=%s", zc);
+	close_outs(o, 3);
+	close(in);
+	reap();
+	ok(holds("p0", NULL) && holds("f2", NULL),
+	    "the other outputs got every byte, SLUICE_ZEROCOPY=%s", zc);
+}
+
+/* A failure that asks to stop: the outputs after it get nothing more. */
+static void
+test_stop(const char *zc)
+{
+	struct sl_out o[2];
+	struct log l = { .stop = 1 };
+	struct stat st;
+	int in, r;
+
+	setenv("SLUICE_ZEROCOPY", zc, 1);
+	make_data(100);
+	in = feeder(100);
+	o[0].fd = open("/dev/full", O_WRONLY);
+	o[1].fd = file("f1", NULL, 0);
+	r = sl_fanout(in, o, 2, on_fail, &l);
+	close_outs(o, 2);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 1 && stat("f1", &st) == 0 && st.st_size == 0,
+	    "stop at the first failure, later outputs untouched, "
+	    "SLUICE_ZEROCOPY=%s", zc);
+}
+
+/* Every output gone: the copy ends without reading the input out. */
+static void
+test_all_gone(void)
+{
+	struct sl_out o[1];
+	struct log l = { 0 };
+	int in, r;
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(10 << 20);
+	in = feeder(65536);
+	o[0].fd = open("/dev/full", O_WRONLY);
+	r = sl_fanout(in, o, 1, on_fail, &l);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 1, "no output left: returns");
+}
+
+/* Reading a directory fails: -1 with errno EISDIR. */
+static void
+test_read_error(void)
+{
+	struct sl_out o[1];
+	struct log l = { 0 };
+	int in = open(".", O_RDONLY | O_DIRECTORY), r;
+
+	o[0].fd = open("/dev/null", O_WRONLY);
+	r = sl_fanout(in, o, 1, on_fail, &l);
+	ok(r == -1 && errno == EISDIR && l.calls == 0,
+	    "directory input: -1, EISDIR");
+	close(o[0].fd);
+	close(in);
+}
+
+/* A non-blocking output pipe with a slow reader: waits, loses nothing. */
+static void
+test_nonblocking(const char *zc)
+{
+	struct sl_out o[2];
+	struct log l = { 0 };
+	int in, r;
+
+	setenv("SLUICE_ZEROCOPY", zc, 1);
+	make_data(3 << 20);
+	in = feeder(65536);
+	fcntl(in, F_SETFL, O_NONBLOCK);
+	o[0].fd = sink("p0");
+	fcntl(o[0].fd, F_SETFL, O_NONBLOCK);
+	o[1].fd = sink("p1");
+	fcntl(o[1].fd, F_SETFL, O_NONBLOCK);
+	r = sl_fanout(in, o, 2, on_fail, &l);
+	close_outs(o, 2);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 0 && holds("p0", NULL) && holds("p1", NULL),
+	    "non-blocking input and outputs, SLUICE_ZEROCOPY=%s", zc);
+}
+
+int
+main(void)
+{
+	static const char *zc[] = { "1", "0" };
+	static const size_t sizes[] = { 0, 1, 4095, 4096, 65537, 5 << 20 };
+	char cmd[64];
+	size_t i, j;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (mkdtemp(dir) == NULL || chdir(dir) == -1)
+		return 1;
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+			test_pipe_to_all(sizes[i], 65536, zc[j]);
+			test_file_input(sizes[i], zc[j]);
+		}
+		test_pipe_to_all(100000, 7, zc[j]);
+		test_devfull(zc[j]);
+		test_stop(zc[j]);
+		test_nonblocking(zc[j]);
+	}
+	test_all_gone();
+	test_read_error();
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		ok(0, "remove %s", dir);
+	return done();
+}
