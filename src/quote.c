@@ -4,14 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "cmd.h"
 
-/* Can C, at index I of a name LEN bytes long, stand unquoted? */
+/* Can ASCII character C, at index I of a LEN-byte name, stand unquoted? */
 static int
 plain(unsigned char c, size_t i, size_t len)
 {
-	if (c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z'))
 		return 1;
 	if (c == '~' || c == '#')
@@ -21,10 +23,29 @@ plain(unsigned char c, size_t i, size_t len)
 	return strchr("%+,-./@]_", c) != NULL;
 }
 
+/*
+ * Length of the character at S (N bytes left), stored in *LEN; return
+ * whether it is printable in this locale.  Invalid bytes count singly.
+ */
 static int
-control(unsigned char c)
+printable(const char *s, size_t n, size_t *len)
 {
-	return c < 0x20 || c == 0x7f;
+	mbstate_t st;
+	wchar_t wc;
+	size_t k;
+
+	if ((unsigned char)*s < 0x80) {
+		*len = 1;
+		return *s >= 0x20 && *s < 0x7f;
+	}
+	memset(&st, 0, sizeof st);
+	k = mbrtowc(&wc, s, n, &st);
+	if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+		*len = 1;
+		return 0;
+	}
+	*len = k;
+	return iswprint(wc);
 }
 
 /* Append S to the string being built at *P. */
@@ -37,7 +58,7 @@ add(char **p, const char *s)
 	*p += k;
 }
 
-/* Write the escape of control character C, as $'\n' writes it, to *P. */
+/* Append the $'...' escape of byte C, as bash writes it, to *P. */
 static void
 add_escape(char **p, unsigned char c)
 {
@@ -57,16 +78,18 @@ const char *
 cmd_quotef(const char *name)
 {
 	static char *out;
-	size_t i, len = strlen(name);
-	int quote = len == 0, squote = 0, ctl = 0, dqbad = 0;
+	size_t i, k, len = strlen(name);
+	int quote = len == 0, squote = 0, ctl = 0, dqbad = 0, esc = 0;
 	char *p;
 
-	for (i = 0; i < len; i++) {
+	for (i = 0; i < len; i += k) {
 		unsigned char c = name[i];
 
-		quote |= !plain(c, i, len);
+		if (!printable(name + i, len - i, &k))
+			quote = ctl = 1;
+		else if (c < 0x80)
+			quote |= !plain(c, i, len);
 		squote |= c == '\'';
-		ctl |= control(c);
 		dqbad |= strchr("\"$`\\!", c) != NULL;
 	}
 	if (!quote)
@@ -83,18 +106,23 @@ cmd_quotef(const char *name)
 		*p = '\0';
 		return out;
 	}
+	/* Runs of printable characters in '...', the others in $'...'. */
 	add(&p, "'");
-	for (i = 0; i < len; i++) {
-		unsigned char c = name[i];
-
-		if (c == '\'')
+	for (i = 0; i < len; i += k) {
+		if (!printable(name + i, len - i, &k)) {
+			add(&p, esc ? "" : "'$'");
+			add_escape(&p, name[i]);
+			esc = 1;
+			continue;
+		}
+		add(&p, esc ? "''" : "");
+		esc = 0;
+		if (name[i] == '\'')
 			add(&p, "'\\''");
-		else if (control(c)) {
-			add(&p, "'$'");
-			add_escape(&p, c);
-			add(&p, "''");
-		} else
-			*p++ = c;
+		else {
+			memcpy(p, name + i, k);
+			p += k;
+		}
 	}
 	add(&p, "'");
 	*p = '\0';

@@ -95,6 +95,16 @@ parse_mode(const char *arg)
 	cmd_try_help();
 }
 
+/* Report error ERR about output NAME, as GNU: "tee: NAME: strerror". */
+static void
+complain(const char *name, int err)
+{
+	const char *q = cmd_quotef(name);	/* may change errno */
+
+	errno = err;
+	warn("%s", q);
+}
+
 static int
 exits(enum mode m)
 {
@@ -110,8 +120,7 @@ failed(void *ctx, size_t i, int err)
 	/* A broken pipe is worth a word only in the warn and exit modes. */
 	if (err == EPIPE && r->mode != M_WARN && r->mode != M_EXIT)
 		return 0;
-	errno = err;
-	warn("%s", cmd_quotef(r->names[i]));
+	complain(r->names[i], err);
 	r->ok = 0;
 	return exits(r->mode) ? -1 : 0;
 }
@@ -173,9 +182,9 @@ main(int argc, char *argv[])
 	/* "-" is a file like any other, as POSIX asks. */
 	for (i = 1; i <= nfiles; i++) {
 		if ((outs[i].fd = open_out(r.names[i], append)) == -1) {
+			complain(r.names[i], errno);
 			if (exits(r.mode))
-				err(1, "%s", cmd_quotef(r.names[i]));
-			warn("%s", cmd_quotef(r.names[i]));
+				return 1;
 			r.ok = 0;
 		}
 	}
@@ -186,7 +195,7 @@ main(int argc, char *argv[])
 	}
 	for (i = 1; i <= nfiles; i++)
 		if (outs[i].fd != -1 && close(outs[i].fd) == -1) {
-			warn("%s", cmd_quotef(r.names[i]));
+			complain(r.names[i], errno);
 			r.ok = 0;
 		}
 	if (close(STDIN_FILENO) == -1)
