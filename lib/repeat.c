@@ -91,16 +91,21 @@ sl_repeat(int fd, const char *line, size_t len)
 {
 	enum sl_kind kind;
 	size_t max, cap, off = 0;
-	int zc = 0, moved = 0, big = 0;
+	int zc = 0, moved = 0, big = 0, fl;
 	char *buf;
 
 	if (len == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	/* An fstat failure (closed fd) is left for write(2) to report. */
+	/*
+	 * vmsplice on a read end would fill our buffer from the pipe
+	 * instead: zero-copy only for the write end.  Errors here (a closed
+	 * fd) are left for write(2) to report.
+	 */
 	if (sl_zerocopy_allowed() && sl_fdkind(fd, &kind) == 0 &&
-	    kind == SL_PIPE) {
+	    kind == SL_PIPE && (fl = fcntl(fd, F_GETFL)) != -1 &&
+	    (fl & O_ACCMODE) != O_RDONLY) {
 		zc = 1;
 		sl_pipe_grow(fd);
 	}
