@@ -30,7 +30,6 @@ struct fan {
 	int stop;		/* FAIL asked to stop */
 	int in;			/* the input */
 	int zc;			/* zero-copy in use */
-	int started;		/* some byte reached some output */
 	int src;		/* pipe the data is duplicated from */
 	int feed;		/* write end of SRC when we fill it, or -1 */
 	size_t queued;		/* bytes waiting in SRC when we fill it */
@@ -143,7 +142,6 @@ put(struct fan *f, size_t i, size_t n)
 		return;
 	}
 	o->moved += n;
-	f->started = 1;
 }
 
 /*
@@ -192,8 +190,7 @@ deliver(struct fan *f, int p, size_t len, size_t i)
 		if (n > 0) {
 			len -= n;
 			o->moved += n;
-			f->started = 1;
-		} else if (n == -1 && o->moved == 0)
+				} else if (n == -1 && o->moved == 0)
 			o->how = BY_WRITE;
 		else
 			failed(f, i, n == 0 ? EIO : errno);
@@ -267,7 +264,6 @@ move_one(struct fan *f, size_t c, size_t lim)
 	if (n == -1)
 		return refused(f, c);
 	f->outs[c].moved += n;
-	f->started |= n > 0;
 	return n;
 }
 
@@ -282,8 +278,24 @@ tee_one(struct fan *f, size_t k, size_t c, size_t lim)
 	if (n == 0)
 		return 0;
 	f->outs[k].moved += n;
-	f->started = 1;
 	return consume(f, n, c) == -1 ? -1 : n;
+}
+
+/*
+ * tee(2) into the private pipe failed, so nothing moved: go on with
+ * read/write, no byte lost.  The outputs from OUTS[I] on have not had
+ * this round's N bytes yet: they get them with the writers.
+ */
+static ssize_t
+give_up(struct fan *f, size_t i, ssize_t n)
+{
+	f->zc = 0;
+	if (n == 0)
+		return AGAIN;
+	for (; i < f->n; i++)
+		if (active(&f->outs[i]))
+			f->outs[i].how = BY_WRITE;
+	return consume(f, n, NONE) == -1 ? -1 : n;
 }
 
 /*
@@ -306,12 +318,8 @@ via_lead(struct fan *f, size_t c, size_t lim)
 		if (!active(o) || o->how == BY_WRITE || i == c)
 			continue;
 		if (open_lead(f) == -1 ||
-		    (m = xfer(f->src, f->lead[1], n ? (size_t)n : lim, 1)) == -1) {
-			if (f->started)
-				return -1;
-			f->zc = 0;	/* tee(2) refused: read/write */
-			return AGAIN;
-		}
+		    (m = xfer(f->src, f->lead[1], n ? (size_t)n : lim, 1)) == -1)
+			return give_up(f, i, n);
 		if (m == 0)
 			return 0;
 		if (n == 0)
@@ -343,8 +351,10 @@ round_zc(struct fan *f)
 	if (f->feed != -1) {
 		if (f->queued == 0) {
 			n = xfer(f->in, f->feed, ALL, 0);
-			if (n == -1 && !f->started) {
-				f->zc = 0;	/* the file refuses splice */
+			if (n == -1) {
+				/* Nothing moved: read(2) will tell if the
+				 * file itself is at fault. */
+				f->zc = 0;
 				return 1;
 			}
 			if (n <= 0)

@@ -1,0 +1,48 @@
+/*
+ * limit-tee: the fastest "copy a pipe to a pipe and to /dev/null" this
+ * kernel allows, the yardstick for tee.
+ *
+ *	limit-tee < pipe > pipe
+ *
+ * Loops tee(2) stdin -> stdout, which duplicates page references, then
+ * splice(2) of as many bytes stdin -> /dev/null, which consumes them.
+ * Both pipes are grown towards 1 MiB first: a tee(2) call moves at most
+ * what the smaller pipe holds.  Nothing is copied.
+ */
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#define ALL	(1u << 30)
+
+int
+main(void)
+{
+	ssize_t n, m;
+	int null;
+
+	if ((null = open("/dev/null", O_WRONLY)) == -1)
+		err(2, "/dev/null");
+	/* Pipes that cannot grow keep working, only slower. */
+	fcntl(0, F_SETPIPE_SZ, 1 << 20);
+	fcntl(1, F_SETPIPE_SZ, 1 << 20);
+	for (;;) {
+		n = tee(0, 1, ALL, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			err(1, "tee");
+		if (n == 0)
+			return 0;
+		while (n > 0) {
+			m = splice(0, NULL, null, NULL, n, 0);
+			if (m == -1 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				err(1, "splice");
+			n -= m;
+		}
+	}
+}
