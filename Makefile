@@ -45,7 +45,7 @@ check: all unit
 
 # The same tests against an ASan+UBSan build.
 check-san:
-	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
+	SLUICE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
 
 # The shell tests against the reference: GNU yes and tee in /usr/bin.
 check-host:

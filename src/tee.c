@@ -183,8 +183,10 @@ main(int argc, char *argv[])
 	for (i = 1; i <= nfiles; i++) {
 		if ((outs[i].fd = open_out(r.names[i], append)) == -1) {
 			complain(r.names[i], errno);
-			if (exits(r.mode))
+			if (exits(r.mode)) {
+				free(outs);
 				return 1;
+			}
 			r.ok = 0;
 		}
 	}
@@ -198,6 +200,7 @@ main(int argc, char *argv[])
 			complain(r.names[i], errno);
 			r.ok = 0;
 		}
+	free(outs);
 	if (close(STDIN_FILENO) == -1)
 		err(1, "standard input");
 	return r.ok ? 0 : 1;

@@ -36,6 +36,16 @@ TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-test.XXXXXX") || exit 1
 trap 'cd / && rm -rf "$TRASH"' EXIT
 cd "$TRASH" || exit 1
 
+# In the sanitizer build (SLUICE_SAN=1), LeakSanitizer cannot run under
+# ptrace: a shim strace turns leak checks off for the commands it traces.
+if [ "${SLUICE_SAN:-}" = 1 ] && real_strace=$(command -v strace); then
+	mkdir "$TRASH/bin" &&
+	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' \
+		"$real_strace" >"$TRASH/bin/strace" &&
+	chmod +x "$TRASH/bin/strace" || exit 1
+	PATH=$TRASH/bin:$PATH
+fi
+
 # test_have_prereq NAME: true if the prerequisite NAME is met.
 test_have_prereq() {
 	case $1 in
