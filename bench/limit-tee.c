@@ -2,32 +2,41 @@
  * limit-tee: the fastest "copy a pipe to a pipe and to /dev/null" this
  * kernel allows, the yardstick for tee.
  *
- *	limit-tee < pipe > pipe
+ *	limit-tee [-p SIZE] < pipe > pipe
  *
  * Loops tee(2) stdin -> stdout, which duplicates page references, then
  * splice(2) of as many bytes stdin -> /dev/null, which consumes them.
- * Both pipes are grown towards 1 MiB first: a tee(2) call moves at most
- * what the smaller pipe holds.  Nothing is copied.
+ * Both pipes are grown towards 1 MiB first (or set to SIZE bytes with
+ * -p): a tee(2) call moves at most what the smaller pipe holds.  Nothing
+ * is copied.
  */
 #define _GNU_SOURCE
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define ALL	(1u << 30)
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	ssize_t n, m;
-	int null;
+	long psize = 1 << 20;
+	int null, c;
+
+	while ((c = getopt(argc, argv, "p:")) != -1) {
+		if (c != 'p')
+			errx(2, "usage: limit-tee [-p size]");
+		psize = strtol(optarg, NULL, 10);
+	}
 
 	if ((null = open("/dev/null", O_WRONLY)) == -1)
 		err(2, "/dev/null");
 	/* Pipes that cannot grow keep working, only slower. */
-	fcntl(0, F_SETPIPE_SZ, 1 << 20);
-	fcntl(1, F_SETPIPE_SZ, 1 << 20);
+	fcntl(0, F_SETPIPE_SZ, psize);
+	fcntl(1, F_SETPIPE_SZ, psize);
 	for (;;) {
 		n = tee(0, 1, ALL, 0);
 		if (n == -1 && errno == EINTR)

@@ -2,11 +2,12 @@
  * limit-yes: the fastest "y\n" source this kernel allows, the yardstick
  * for yes and the producer for the tee benchmarks.
  *
- *	limit-yes [BYTES]
+ *	limit-yes [-p SIZE] [BYTES]
  *
  * Writes BYTES bytes of "y\n" (forever without BYTES) to standard output.
  * Into a pipe: vmsplice(2) of one immutable buffer, over and over, after
- * growing the pipe towards 1 MiB.  The buffer is 2 MiB, 2 MiB-aligned,
+ * growing the pipe towards 1 MiB (or setting it to SIZE bytes with -p;
+ * -p 0 leaves it as it is).  The buffer is 2 MiB, 2 MiB-aligned,
  * with MADV_HUGEPAGE: fewer page-table walks per vmsplice.  It is never
  * written again after it is filled, which is what makes vmsplice without
  * a copy safe.  Anything else (a file, to make test input): write(2).
@@ -30,11 +31,19 @@ main(int argc, char **argv)
 	uint64_t left = UINT64_MAX, off = 0;
 	struct iovec iov;
 	char *buf, *end;
-	int zc = 1;
+	int zc = 1, c;
+	long psize = 1 << 20;
 	size_t i;
 
+	while ((c = getopt(argc, argv, "p:")) != -1) {
+		if (c != 'p')
+			return 2;
+		psize = strtol(optarg, NULL, 10);
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc > 2)
-		errx(2, "usage: limit-yes [bytes]");
+		errx(2, "usage: limit-yes [-p size] [bytes]");
 	if (argc == 2) {
 		left = strtoull(argv[1], &end, 10);
 		if (*end != '\0')
@@ -51,7 +60,8 @@ main(int argc, char **argv)
 		memcpy(buf + i, "y\n", 2);
 
 	/* Fails on a non-pipe, and then vmsplice is not tried. */
-	if (fcntl(1, F_SETPIPE_SZ, 1 << 20) == -1 && errno == EBADF)
+	if (fcntl(1, psize ? F_SETPIPE_SZ : F_GETPIPE_SZ, psize) == -1 &&
+	    errno == EBADF)
 		zc = 0;
 	while (left > 0) {
 		/* BUFSZ is even, so BUF + OFF % BUFSZ stays in step. */
