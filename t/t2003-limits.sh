@@ -1,0 +1,272 @@
+#!/bin/sh
+# yes and tee at the edges of their resources: too few descriptors, pipe
+# sizes refused, little address space, readers that stall or leave, and
+# signals in the middle of a transfer.  Where GNU 9.1 is the reference,
+# the same run of /usr/bin/tee or /usr/bin/yes gives the expectation.
+. "$(dirname "$0")/test-lib.sh"
+
+MiB=1048576
+SQ="'"
+# GNU's commands, called by the same name so that messages match.
+GNU_TEE="env PATH=/usr/bin:$PATH tee"
+GNU_YES="env PATH=/usr/bin:$PATH yes"
+
+# run_fdlimit N OUT ERR STATUS TEE ARG...: run TEE ARG... with descriptors
+# 3 and up closed and at most N of them, stdin the input file.
+run_fdlimit() {
+	lim=$1 o=$2 e=$3 s=$4
+	shift 4
+	(
+		for fd in 3 4 5 6 7 8 9; do eval "exec $fd>&-"; done
+		ulimit -n "$lim" && exec "$@" <"$TRASH/in"
+	) >"$o" 2>"$e"
+	echo $? >"$s"
+}
+
+test_expect_success 'setup: inputs' '
+	head -c $((8 * MiB + 5)) /dev/urandom >"$TRASH/in" &&
+	head -c $((64 * MiB)) /dev/urandom >"$TRASH/big"
+'
+
+# The limit leaves room for fds 0-2 and some files, fewer than named.
+for lim in 12 16 20; do
+	test_expect_success "ulimit -n $lim, 30 FILEs: as GNU, per-file messages, the rest complete" '
+		files=$(seq -f f%g 30) &&
+		mkdir gnu &&
+		(cd gnu && run_fdlimit '$lim' out err status $GNU_TEE $files) &&
+		run_fdlimit '$lim' out err status tee $files &&
+		test_cmp gnu/status status &&
+		echo 1 >expect &&
+		test_cmp expect status &&
+		test_cmp gnu/err err &&
+		test -s err &&
+		! grep -v "^tee: f[0-9]*: Too many open files\$" err &&
+		test_cmp "$TRASH/in" out &&
+		for f in $files; do
+			if [ -e gnu/$f ]; then
+				test_cmp "$TRASH/in" $f || exit 1
+			else
+				! [ -e $f ] || exit 1
+			fi
+		done
+	'
+done
+
+test_expect_success 'ulimit -n 12, 30 FILEs, input from a pipe: as GNU' '
+	files=$(seq -f f%g 30) &&
+	mkdir gnu &&
+	(cd gnu && cat "$TRASH/in" |
+	 (ulimit -n 12 && exec $GNU_TEE $files 2>err) >out; echo $? >status) &&
+	cat "$TRASH/in" | (ulimit -n 12 && exec tee $files 2>err) >out
+	echo $? >status &&
+	test_cmp gnu/status status &&
+	echo 1 >expect &&
+	test_cmp expect status &&
+	test_cmp gnu/err err &&
+	test -s err &&
+	test_cmp "$TRASH/in" out &&
+	for f in $files; do
+		if [ -e gnu/$f ]; then
+			test_cmp "$TRASH/in" $f || exit 1
+		else
+			! [ -e $f ] || exit 1
+		fi
+	done
+'
+
+# Pipe sizes refused, as past pipe-max-size or the per-user quota: the
+# pipes keep their default size and every byte still goes through.
+for err in EPERM ENOMEM; do
+	test_expect_success STRACE "tee: F_SETPIPE_SZ refused ($err), 64 MiB to a pipe and 2 files" '
+		cat "$TRASH/big" |
+		{
+			timeout 120 strace -f -qq -o /dev/null \
+				-e inject=fcntl:error='$err':when=2+ \
+				tee f1 f2 2>err
+			echo $? >status
+		} | cat >out &&
+		echo 0 >expect &&
+		test_cmp expect status &&
+		test_must_be_empty err &&
+		test_cmp "$TRASH/big" out &&
+		test_cmp "$TRASH/big" f1 &&
+		test_cmp "$TRASH/big" f2
+	'
+	test_expect_success STRACE "yes: F_SETPIPE_SZ refused ($err), 64 MiB exact" '
+		{
+			env --default-signal=PIPE timeout 120 strace -f -qq \
+				-o /dev/null -e inject=fcntl:error='$err':when=2+ \
+				yes abcdef 2>err
+		} | head -c $((64 * MiB)) >actual &&
+		yes_ref abcdef | head -c $((64 * MiB)) >expect &&
+		cmp expect actual &&
+		test_must_be_empty err
+	'
+done
+
+# Little address space.  6 MiB is too little for yes's 2 MiB buffer on
+# a huge page (a 4 MiB mapping): it keeps its first one.  The sanitizer
+# build reserves terabytes of shadow memory and cannot run under it.
+if [ "${SLUICE_SAN:-}" != 1 ]; then
+	for kib in 6144 65536; do
+		test_expect_success "yes under ulimit -v $kib: exact" '
+			{
+				(ulimit -v '$kib' &&
+				exec env --default-signal=PIPE yes abc 2>err)
+			} | head -c $((64 * MiB)) >actual &&
+			yes_ref abc | head -c $((64 * MiB)) >expect &&
+			cmp expect actual &&
+			test_must_be_empty err
+		'
+		test_expect_success "yes under ulimit -v $kib, SLUICE_ZEROCOPY=0: exact" '
+			{
+				(ulimit -v '$kib' && SLUICE_ZEROCOPY=0 &&
+				export SLUICE_ZEROCOPY &&
+				exec env --default-signal=PIPE yes abc 2>err)
+			} | head -c $((16 * MiB)) >actual &&
+			yes_ref abc | head -c $((16 * MiB)) >expect &&
+			cmp expect actual &&
+			test_must_be_empty err
+		'
+		test_expect_success "tee under ulimit -v $kib, 64 MiB to a pipe, 2 files and -a: exact" '
+			cat "$TRASH/big" |
+			(ulimit -v '$kib' && exec tee f1 f2 2>err) >out &&
+			cat "$TRASH/big" |
+			(ulimit -v '$kib' && exec tee -a f3 2>>err) | cat >out3 &&
+			test_must_be_empty err &&
+			for f in out f1 f2 out3 f3; do
+				test_cmp "$TRASH/big" $f || exit 1
+			done
+		'
+	done
+fi
+
+# stall SECS: copy stdin to stdout after SECS seconds of not reading.
+stall() {
+	sleep "$1" && cat
+}
+
+test_expect_success 'yes: a reader that stalls for 2 s, then reads on: exact' '
+	{ env --default-signal=PIPE yes abc 2>err; } |
+		stall 2 | head -c $((32 * MiB)) >actual &&
+	yes_ref abc | head -c $((32 * MiB)) >expect &&
+	cmp expect actual &&
+	test_must_be_empty err
+'
+
+test_expect_success 'tee: stdout stalls for 2 s, then reads on: every output exact' '
+	cat "$TRASH/big" | { tee f1 f2 2>err; echo $? >status; } |
+		stall 2 >out &&
+	echo 0 >expect &&
+	test_cmp expect status &&
+	test_must_be_empty err &&
+	for f in out f1 f2; do test_cmp "$TRASH/big" $f || exit 1; done
+'
+
+test_expect_success 'tee: a FIFO output stalls for 2 s, then reads on: exact' '
+	mkfifo fo &&
+	{ stall 2 <fo >fo.out & } &&
+	cat "$TRASH/big" | { tee f1 fo 2>err; echo $? >status; } | cat >out &&
+	wait &&
+	echo 0 >expect &&
+	test_cmp expect status &&
+	test_must_be_empty err &&
+	for f in out f1 fo.out; do test_cmp "$TRASH/big" $f || exit 1; done
+'
+
+test_expect_success 'tee: the input stalls for 2 s, then goes on: exact' '
+	{ head -c $MiB "$TRASH/big" && sleep 2 &&
+	  tail -c +$((MiB + 1)) "$TRASH/big"; } |
+		{ tee f1 2>err; echo $? >status; } | cat >out &&
+	echo 0 >expect &&
+	test_cmp expect status &&
+	for f in out f1; do test_cmp "$TRASH/big" $f || exit 1; done
+'
+
+# A reader that leaves mid-stream: run TEE OPTION... f with stdout read
+# by `head -c 1M`; the status, stderr and whether f is complete must be
+# GNU's.  run_close DIR TEE OPTION...
+run_close() {
+	d=$1
+	shift
+	mkdir -p $d &&
+	{ env --default-signal=PIPE "$@" $d/f <"$TRASH/big" 2>$d/err
+	  echo $? >$d/status; } | head -c $MiB >$d/out &&
+	if cmp -s "$TRASH/big" $d/f; then echo complete; else echo cut; fi \
+		>$d/f.state
+}
+
+for opt in "" -p --output-error=warn --output-error=warn-nopipe \
+	--output-error=exit --output-error=exit-nopipe; do
+	test_expect_success "tee${opt:+ $opt}: stdout reader leaves after 1 MiB: as GNU" '
+		run_close gnu $GNU_TEE '$opt' &&
+		run_close sl tee '$opt' &&
+		test_cmp gnu/status sl/status &&
+		test_cmp gnu/err sl/err &&
+		test_cmp gnu/f.state sl/f.state &&
+		test_cmp gnu/out sl/out
+	'
+done
+
+test_expect_success 'yes: reader leaves mid-stream: killed by SIGPIPE, as GNU' '
+	{ env --default-signal=PIPE yes 2>err; echo $? >status; } |
+		head -c $((5 * MiB + 3)) >/dev/null &&
+	{ env --default-signal=PIPE /usr/bin/yes 2>gnu.err
+	  echo $? >gnu.status; } | head -c $((5 * MiB + 3)) >/dev/null &&
+	test_cmp gnu.status status &&
+	sigpipe_code >expect &&
+	test_cmp expect status &&
+	test_must_be_empty err
+'
+
+# signal_mid SIG CMD...: start CMD reading yes and writing to a reader
+# that discards everything; once 8 MiB went through, send SIG; if CMD is
+# still alive a second later, say "alive" and end it with SIGTERM.  The
+# status goes to stdout.
+signal_mid() {
+	sig=$1
+	shift
+	rm -f flow started && mkfifo flow || return 1
+	{ head -c $((8 * MiB)) >/dev/null && : >started &&
+	  cat >/dev/null; } <flow &
+	yes | env --default-signal=INT "$@" >flow 2>>err &
+	pid=$!
+	i=0
+	while ! [ -e started ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -$sig $pid &&
+	sleep 1 &&
+	if kill -0 $pid 2>/dev/null; then echo alive; kill -TERM $pid; fi
+	wait $pid
+	echo $?
+	wait
+}
+
+for sig in INT TERM; do
+	for opt in "" -i; do
+		test_expect_success "tee${opt:+ $opt}: SIG$sig mid-transfer, as GNU" '
+			signal_mid '$sig' $GNU_TEE '$opt' /dev/null >expect &&
+			signal_mid '$sig' tee '$opt' /dev/null >actual &&
+			test_cmp expect actual &&
+			case '$sig'/'$opt' in
+			INT/-i)	printf "alive\n143\n" ;;
+			INT/)	echo 130 ;;
+			TERM/*)	echo 143 ;;
+			esac >want &&
+			test_cmp want actual &&
+			test_must_be_empty err
+		'
+	done
+	test_expect_success "yes: SIG$sig mid-transfer, as GNU" '
+		signal_mid '$sig' $GNU_YES >expect &&
+		signal_mid '$sig' yes >actual &&
+		test_cmp expect actual &&
+		case '$sig' in INT) echo 130 ;; TERM) echo 143 ;; esac >want &&
+		test_cmp want actual &&
+		test_must_be_empty err
+	'
+done
+
+test_done
