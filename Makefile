@@ -9,11 +9,29 @@ UNIT = t/unit/test_io.c t/unit/test_repeat.c t/unit/test_fanout.c
 MAN = man/yes.1 man/tee.1
 
 LIBOBJ = $(LIB:%.c=$(BUILD)/%.o)
+PICOBJ = $(LIB:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/sluice.h src/cmd.h
+HDR = include/sluice.h src/cmd.h lib/sys.h
 
-all: $(BUILD)/yes $(BUILD)/tee
+# The ABI version of libsluice.so: bump it when the API changes.
+SONAME = libsluice.so.0
+
+# Shell tests of a copy that runs the same code as build/ (installed,
+# packaged, built by clang): options, messages, errors; not the matrices.
+QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
+	t/t0005-yes-fallback.sh t/t0900-man.sh t/t1001-tee-options.sh \
+	t/t1002-tee-errors.sh
+# Shell tests of the musl build: the data paths.  The others expect
+# glibc's wording of strerror(3) and getopt_long(3) messages, as GNU has.
+STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t0900-man.sh \
+	t/t1003-tee-matrix.sh
+
+all: bin libs
+
+bin: $(BUILD)/yes $(BUILD)/tee
+
+libs: $(BUILD)/libsluice.a $(BUILD)/libsluice.so
 
 $(BUILD)/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
@@ -26,6 +44,18 @@ $(BUILD)/src/%.o: src/%.c $(HDR)
 $(BUILD)/libsluice.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
+
+$(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
+# The version script keeps every name but the sl_* API private.
+$(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=lib/sluice.map -o $@ $(PICOBJ)
+
+$(BUILD)/libsluice.so: $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
@@ -51,22 +81,157 @@ check-san:
 check-host:
 	TEST_HOST=1 t/run
 
+# Self-contained static binaries, linked with musl, in build-static.
+static:
+	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin
+
+# The unit tests and data-path shell tests of the static build, which
+# must need no loader and no libc.so.
+check-static:
+	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin unit
+	for b in build-static/yes build-static/tee; do \
+		if readelf -d $$b | grep -q NEEDED; then \
+			echo "$$b is not static"; exit 1; fi; done
+	BUILD=build-static t/run build-static/unit/* $(STATICTESTS)
+
+# clang with warnings as errors: the unit tests and the quick shell tests.
+check-clang:
+	$(MAKE) CC=clang BUILD=build-clang CFLAGS="$(CFLAGS) -Werror" all unit
+	BUILD=build-clang t/run build-clang/unit/* $(QUICK)
+
+# Build the Debian package, install it, test /usr/lib/sluice/bin, remove it.
+check-deb:
+	QUICK="$(QUICK)" debian/check
+
 bench: all
 	BUILD=$(BUILD) bench/run
 
-install: all
+install: install-bin install-lib
+
+# The commands and their man pages.
+install-bin: bin
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1
 	cp -f $(BUILD)/yes $(BUILD)/tee $(DESTDIR)$(BINDIR)/
 	chmod 755 $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee
-	for m in $(MAN); do \
-		if [ -f $$m ]; then cp -f $$m $(DESTDIR)$(MANPREFIX)/man1/ && \
-		chmod 644 $(DESTDIR)$(MANPREFIX)/man1/$${m#man/}; fi; done
+	cp -f $(MAN) $(DESTDIR)$(MANPREFIX)/man1/
+	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/yes.1 \
+		$(DESTDIR)$(MANPREFIX)/man1/tee.1
+
+# The engine: static and shared library, header, pkg-config file.
+install-lib: libs
+	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	cp -f $(BUILD)/libsluice.a $(BUILD)/$(SONAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsluice.so
+	chmod 644 $(DESTDIR)$(LIBDIR)/libsluice.a
+	chmod 755 $(DESTDIR)$(LIBDIR)/$(SONAME)
+	cp -f include/sluice.h $(DESTDIR)$(INCLUDEDIR)/
+	chmod 644 $(DESTDIR)$(INCLUDEDIR)/sluice.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		sluice.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee
 	rm -f $(DESTDIR)$(MANPREFIX)/man1/yes.1 $(DESTDIR)$(MANPREFIX)/man1/tee.1
+	rm -f $(DESTDIR)$(LIBDIR)/libsluice.a $(DESTDIR)$(LIBDIR)/$(SONAME) \
+		$(DESTDIR)$(LIBDIR)/libsluice.so $(DESTDIR)$(INCLUDEDIR)/sluice.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
+
+# Install into a scratch DESTDIR, run the shell tests against the
+# installed commands, then uninstall and check nothing is left.
+check-install: all
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(MAKE) -s --no-print-directory install DESTDIR="$$d" && \
+	SLUICE_BIN="$$d$(BINDIR)" t/run $(QUICK) && \
+	$(MAKE) -s --no-print-directory uninstall DESTDIR="$$d" && \
+	left=$$(find "$$d" ! -type d) && \
+	if [ -n "$$left" ]; then echo "uninstall left: $$left"; exit 1; fi && \
+	echo "check-install: installed, tested and uninstalled"
+
+# Build examples/yes-lite.c against the installed library, found by
+# pkg-config, and run it; the library must export sl_* and nothing else.
+check-example: all
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(MAKE) -s --no-print-directory install-lib DESTDIR="$$d" && \
+	PKG_CONFIG_LIBDIR="$$d$(PKGCONFIGDIR)" && \
+	PKG_CONFIG_SYSROOT_DIR="$$d" && \
+	export PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR && \
+	flags=$$(pkg-config --keep-system-cflags --keep-system-libs \
+		--cflags --libs sluice) && \
+	echo "pkg-config: $$flags" && \
+	$(CC) $(CFLAGS) -o "$$d/yes-lite" examples/yes-lite.c $$flags && \
+	readelf -d "$$d/yes-lite" | grep -q 'NEEDED.*\[$(SONAME)\]' && \
+	{ LD_LIBRARY_PATH="$$d$(LIBDIR)" "$$d/yes-lite" 'a b' | \
+		head -n 3 >"$$d/actual"; } && \
+	printf 'a b\na b\na b\n' | cmp - "$$d/actual" && \
+	extra=$$(nm -D --defined-only "$$d$(LIBDIR)/$(SONAME)" | \
+		awk '$$3 !~ /^sl_/ { print $$3 }') && \
+	if [ -n "$$extra" ]; then echo "exported: $$extra"; exit 1; fi && \
+	echo "check-example: built against the installed library, ran"
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-portable build-static build-clang
 
-.PHONY: all unit check check-san check-host bench install uninstall clean
+.PHONY: all bin libs unit check check-san check-host bench install uninstall \
+	clean install-bin install-lib check-install check-example static \
+	check-static check-deb check-clang
+
+# Reliability: fuzzing, valgrind, linters and the soak test.
+# `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
+# and runs it FUZZ_SECONDS seconds, from the seeds in fuzz/corpus/<target>
+# (new inputs go to build-fuzz/corpus/<target>).
+FUZZ_SECONDS = 60
+FUZZ_TARGETS = fanout repeat
+FUZZCC = clang
+FUZZFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
+# The shell tests run with yes and tee under valgrind: those that do not
+# depend on argv[0], on spare descriptors, or on speed.
+VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
+	t/t1001-tee-options.sh
+LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c fuzz/fanout.c fuzz/repeat.c
+SOAK_GIB = 50
+
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p build-fuzz/corpus/$$t && \
+		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+			-rss_limit_mb=4096 -print_final_stats=1 \
+			build-fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
+	done
+
+build-fuzz/%: fuzz/%.c $(LIB) $(HDR)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZFLAGS) $(CPPFLAGS) -o $@ $< $(LIB) -lpthread
+
+check-valgrind: bin unit
+	for u in $(UNITBIN); do \
+		echo "valgrind $$u"; $(VALGRIND) $$u >/dev/null || exit 1; \
+	done
+	rm -rf $(BUILD)/valgrind && mkdir -p $(BUILD)/valgrind && \
+	for c in yes tee; do \
+		{ echo '#!/bin/sh'; \
+		  echo "PATH=$$(pwd)/$(BUILD):\$$PATH exec $(VALGRIND) \\"; \
+		  echo "	--show-leak-kinds=definite --errors-for-leak-kinds=definite \\"; \
+		  echo "	--error-exitcode=99 $$c \"\$$@\""; \
+		} >$(BUILD)/valgrind/$$c && chmod +x $(BUILD)/valgrind/$$c || exit 1; \
+	done
+	BUILD=$(BUILD)/valgrind t/run $(VALGRIND_TESTS)
+
+lint:
+	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 \
+		--inline-suppr -Iinclude -Isrc -Ilib -D_GNU_SOURCE $(LINT_SRC)
+	clang-tidy --quiet $(LINT_SRC) -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE
+
+soak: bin
+	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
+
+# `make clean` removes the fuzzing build too.
+clean: clean-fuzz
+clean-fuzz:
+	rm -rf build-fuzz
+
+.PHONY: fuzz check-valgrind lint soak clean-fuzz

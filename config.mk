@@ -5,14 +5,25 @@ VERSION = 0.1.0
 PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
 MANPREFIX = $(PREFIX)/share/man
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+
+# PORTABLE = 1 builds without the Linux zero-copy calls (splice, vmsplice,
+# tee, F_SETPIPE_SZ): read(2)/write(2) only, into build-portable.
+PORTABLE =
 
 CC = cc
 CFLAGS = -O2 -g -Wall -Wextra
-CPPFLAGS = -Iinclude
+CPPFLAGS = -Iinclude $(PORTABLE:1=-DSLUICE_PORTABLE)
 LDFLAGS =
 
-# Where objects and binaries go; the sanitizer build uses its own.
-BUILD = build
+# Where objects and binaries go; the sanitizer, portable and static
+# builds use their own.
+BUILD = build$(PORTABLE:1=-portable)
+
+# The C compiler of the static build (`make static`): musl's wrapper.
+MUSLCC = musl-gcc
 
 # Flags of the sanitizer build that `make check-san` runs.
 SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \

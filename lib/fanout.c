@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "sys.h"
 
 /* How an output is written (struct sl_out.how). */
 enum { BY_TEE = 1, BY_SPLICE, BY_WRITE };
@@ -92,8 +93,8 @@ static ssize_t
 xfer(int in, int out, size_t len, int dup)
 {
 	for (;;) {
-		ssize_t n = dup ? tee(in, out, len, 0) :
-		    splice(in, NULL, out, NULL, len, 0);
+		ssize_t n = dup ? sys_tee(in, out, len) :
+		    sys_splice(in, out, len);
 
 		if (n >= 0)
 			return n;
@@ -190,7 +191,7 @@ deliver(struct fan *f, int p, size_t len, size_t i)
 		if (n > 0) {
 			len -= n;
 			o->moved += n;
-				} else if (n == -1 && o->moved == 0)
+		} else if (n == -1 && o->moved == 0)
 			o->how = BY_WRITE;
 		else
 			failed(f, i, n == 0 ? EIO : errno);

@@ -1,10 +1,12 @@
 /* What a descriptor is, and whether zero-copy may be tried on it. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "sluice.h"
+#include "sys.h"
 
 int
 sl_fdkind(int fd, enum sl_kind *kind)
@@ -33,5 +35,8 @@ sl_zerocopy_allowed(void)
 {
 	const char *v = getenv("SLUICE_ZEROCOPY");
 
+	/* A portable build has no zero-copy path to allow. */
+	if (!sys_zerocopy())
+		return 0;
 	return v == NULL || strcmp(v, "0") != 0;
 }

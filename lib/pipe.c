@@ -4,6 +4,7 @@
 #include <fcntl.h>
 
 #include "sluice.h"
+#include "sys.h"
 
 /*
  * 1 MiB is the default pipe-max-size: past it unprivileged callers get
@@ -16,14 +17,14 @@ sl_pipe_grow(int fd)
 {
 	long have, want;
 
-	if ((have = fcntl(fd, F_GETPIPE_SZ)) == -1)
+	if ((have = sys_pipe_size(fd)) == -1)
 		return -1;
 	/*
 	 * EPERM means over pipe-max-size or the per-user quota; halve and
 	 * try again rather than read /proc, which would cost every start.
 	 */
 	for (want = PIPE_WANT; want > have; want /= 2) {
-		long got = fcntl(fd, F_SETPIPE_SZ, want);
+		long got = sys_pipe_resize(fd, want);
 
 		if (got != -1)
 			return got;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "sys.h"
 
 /*
  * The buffer starts at one page of lines and doubles each time all of it
@@ -83,7 +84,7 @@ put(int fd, const char *buf, size_t len, int zc)
 	 * next round.  That is safe only because they never change once
 	 * handed to the pipe: a buffer only grows, past what was sent.
 	 */
-	return zc ? vmsplice(fd, &iov, 1, 0) : write(fd, buf, len);
+	return zc ? sys_vmsplice(fd, &iov, 1) : write(fd, buf, len);
 }
 
 int

@@ -114,7 +114,7 @@ test_expect_success STRACE 'madvise refused: still exact' '
 
 # The buffer sluice maps once zero-copy runs; if it cannot be had, the
 # first one carries on.  The call to fail is found in a first run.
-test_expect_success STRACE,SLUICE 'a buffer mapped while running fails: exact' '
+test_expect_success STRACE,ZEROCOPY 'a buffer mapped while running fails: exact' '
 	strace -qq -o trace -e trace=mmap,vmsplice yes abc |
 		head -c $((4 * MiB)) >/dev/null &&
 	when=$(awk "/^vmsplice/ { v = 1 }
@@ -170,7 +170,7 @@ test_expect_success STRACE 'vmsplice fallback: first write moves 1 byte: resumes
 	test_cmp expect.status status
 '
 
-test_expect_success STRACE,SLUICE 'first vmsplice moves 1 byte: resumes at byte 1' '
+test_expect_success STRACE,ZEROCOPY 'first vmsplice moves 1 byte: resumes at byte 1' '
 	run_inject $((2 * MiB)) vmsplice:retval=1:when=1 abcd &&
 	yes_ref abcd | tail -c +2 | head -c $((2 * MiB)) >expect &&
 	cmp expect actual &&
@@ -202,17 +202,17 @@ test_expect_success STRACE 'a later vmsplice failure: output stays exact' '
 	check_prefix actual abc
 '
 
-test_expect_success STRACE,SLUICE 'a later vmsplice EIO is a real error' '
+test_expect_success STRACE,ZEROCOPY 'a later vmsplice EIO is a real error' '
 	run_inject $((64 * MiB)) vmsplice:error=EIO:when=3+ abc &&
 	check_error "yes: standard output: Input/output error" abc
 '
 
-test_expect_success STRACE,SLUICE 'a later vmsplice EINVAL: no fallback' '
+test_expect_success STRACE,ZEROCOPY 'a later vmsplice EINVAL: no fallback' '
 	run_inject $((64 * MiB)) vmsplice:error=EINVAL:when=3 abc &&
 	check_error "yes: standard output: Invalid argument" abc
 '
 
-test_expect_success STRACE,SLUICE 'a later vmsplice ENOMEM: no fallback' '
+test_expect_success STRACE,ZEROCOPY 'a later vmsplice ENOMEM: no fallback' '
 	run_inject $((64 * MiB)) vmsplice:error=ENOMEM:when=2 &&
 	check_error "yes: standard output: Cannot allocate memory"
 '

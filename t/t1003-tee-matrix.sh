@@ -408,7 +408,7 @@ for src in pipe file fifo socket; do
 	done
 done
 
-test_expect_success STRACE,SLUICE 'a later splice failure is reported' '
+test_expect_success STRACE,ZEROCOPY 'a later splice failure is reported' '
 	inject splice:error=EINVAL:when=3 &&
 	run_set fileop pipe burst $LATE &&
 	check_late fileop $LATE &&
@@ -428,7 +428,7 @@ test_expect_success STRACE,SLUICE 'a later tee failure into the private pipe fal
 '
 
 # tee(2) straight into the one output pipe: a late failure is its error.
-test_expect_success STRACE,SLUICE 'a later tee failure into an output is reported' '
+test_expect_success STRACE,ZEROCOPY 'a later tee failure into an output is reported' '
 	inject tee:error=ENOSYS:when=3 &&
 	run_set null pipe burst $LATE &&
 	check_late null $LATE &&

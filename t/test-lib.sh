@@ -11,7 +11,9 @@
 #
 # The commands under test are called by name (yes, tee): from the build
 # tree, or with TEST_HOST=1 the reference GNU tools in /usr/bin, so that
-# every expectation is itself checked against GNU.  Output is TAP.
+# every expectation is itself checked against GNU.
+# SLUICE_BIN=DIR tests the yes and tee in DIR instead (an installed copy,
+# a static build, a package).  Output is TAP.
 # A case may name prerequisites (test_expect_success STRACE 'title' '...');
 # a missing one skips the case, and t/run counts skips apart.
 
@@ -24,6 +26,8 @@ TEST_DIR=$(cd "$(dirname "$0")" && pwd)
 SRC_DIR=$(dirname "$TEST_DIR")
 if [ "${TEST_HOST:-}" = 1 ]; then
 	BIN_DIR=/usr/bin
+elif [ -n "${SLUICE_BIN:-}" ]; then
+	BIN_DIR=$(cd "$SLUICE_BIN" && pwd) || exit 1
 else
 	BIN_DIR=$SRC_DIR/${BUILD:-build}
 fi
@@ -54,6 +58,17 @@ test_have_prereq() {
 			true 2>/dev/null ;;
 	DEVFULL) [ -c /dev/full ] && [ -w /dev/full ] ;;
 	SLUICE)	[ "${TEST_HOST:-}" != 1 ] ;;
+	# Zero-copy calls are made (not so in a portable build): ask the
+	# binary itself, once, by watching yes write into a pipe.
+	ZEROCOPY) test_have_prereq SLUICE && test_have_prereq STRACE ||
+		return 1
+		if [ -z "${zerocopy_have:-}" ]; then
+			strace -f -qq -e trace=vmsplice -o "$TRASH/zerocopy" \
+				yes | head -c 1 >/dev/null
+			zerocopy_have=no
+			grep -q vmsplice "$TRASH/zerocopy" && zerocopy_have=yes
+		fi
+		[ "$zerocopy_have" = yes ] ;;
 	ROOT)	[ "$(id -u)" = 0 ] ;;
 	*)	echo "test-lib: unknown prerequisite $1" >&2; return 1 ;;
 	esac

@@ -466,6 +466,7 @@ test_fdkind_badfd(void)
 	    "sl_fdkind: a closed fd gives -1 EBADF, kind untouched");
 }
 
+#ifndef SLUICE_PORTABLE
 static void
 test_pipe_grow_size(void)
 {
@@ -542,6 +543,26 @@ test_zerocopy_allowed(void)
 	ok(sl_zerocopy_allowed() == 1, "sl_zerocopy_allowed: empty -> 1");
 	unsetenv("SLUICE_ZEROCOPY");
 }
+#else
+/* The portable build (make PORTABLE=1) never tries zero-copy. */
+static void
+test_portable(void)
+{
+	int p[2];
+
+	unsetenv("SLUICE_ZEROCOPY");
+	ok(sl_zerocopy_allowed() == 0, "portable: sl_zerocopy_allowed -> 0");
+	if (pipe(p) == -1) {
+		ok(0, "portable: pipe: %s", strerror(errno));
+		return;
+	}
+	errno = 0;
+	ok(sl_pipe_grow(p[1]) == -1 && errno == ENOSYS,
+	    "portable: sl_pipe_grow gives -1 ENOSYS");
+	close(p[0]);
+	close(p[1]);
+}
+#endif
 
 int
 main(void)
@@ -566,9 +587,13 @@ main(void)
 	test_fdkind_socket();
 	test_fdkind_dir();
 	test_fdkind_badfd();
+#ifndef SLUICE_PORTABLE
 	test_pipe_grow_size();
 	test_pipe_grow_never_shrinks();
 	test_pipe_grow_not_pipe();
 	test_zerocopy_allowed();
+#else
+	test_portable();
+#endif
 	return done();
 }
