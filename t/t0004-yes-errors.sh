@@ -5,14 +5,6 @@
 
 MiB=1048576
 
-# check_prefix FILE ARG...: FILE is an exact prefix of `yes ARG...`.
-check_prefix() {
-	f=$1
-	shift
-	yes_ref "$@" | head -c "$(test_file_size "$f")" >prefix &&
-	cmp prefix "$f"
-}
-
 # check_exit CODE MESSAGE: status holds CODE and err holds MESSAGE, or
 # nothing if MESSAGE is empty.
 check_exit() {
@@ -163,7 +155,7 @@ for zc in default 0; do
 			echo $? >status
 		} | { sleep 1 && head -c $((3 * MiB + 5)); } >actual &&
 		check_exit $(sigpipe_code) "" &&
-		check_prefix actual "$@" &&
+		yes_prefix actual "$@" &&
 		test $(test_file_size actual) = $((3 * MiB + 5))
 	'
 

@@ -23,25 +23,6 @@
 MiB=1048576
 SQ="'"
 
-# strerror ERR: the message glibc prints for the errno name ERR.
-strerror() {
-	case $1 in
-	EINVAL)	echo "Invalid argument" ;;
-	ENOSYS)	echo "Function not implemented" ;;
-	EPERM)	echo "Operation not permitted" ;;
-	ENOMEM)	echo "Cannot allocate memory" ;;
-	ENOSPC)	echo "No space left on device" ;;
-	EIO)	echo "Input/output error" ;;
-	EPIPE)	echo "Broken pipe" ;;
-	EBADF)	echo "Bad file descriptor" ;;
-	EFAULT)	echo "Bad address" ;;
-	EFBIG)	echo "File too large" ;;
-	EDQUOT)	echo "Disk quota exceeded" ;;
-	EAGAIN)	echo "Resource temporarily unavailable" ;;
-	EINTR)	echo "Interrupted system call" ;;
-	esac
-}
-
 # inject_yes N SPEC ARG...: run `yes ARG...` under strace with the faults
 # SPEC (inject= specs, space separated), bounded by timeout; the first N
 # bytes of its output go to actual, stderr to err, the status to status.

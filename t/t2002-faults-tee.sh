@@ -35,30 +35,6 @@
 SQ="'"
 STDOUT="${SQ}standard output${SQ}"
 
-# strerror ERR: the message glibc prints for the errno name ERR.
-strerror() {
-	case $1 in
-	EINVAL)	echo "Invalid argument" ;;
-	ENOSYS)	echo "Function not implemented" ;;
-	EPERM)	echo "Operation not permitted" ;;
-	EACCES)	echo "Permission denied" ;;
-	ENOMEM)	echo "Cannot allocate memory" ;;
-	ENOSPC)	echo "No space left on device" ;;
-	EIO)	echo "Input/output error" ;;
-	EPIPE)	echo "Broken pipe" ;;
-	EBADF)	echo "Bad file descriptor" ;;
-	EFAULT)	echo "Bad address" ;;
-	EFBIG)	echo "File too large" ;;
-	EDQUOT)	echo "Disk quota exceeded" ;;
-	EMFILE)	echo "Too many open files" ;;
-	ENFILE)	echo "Too many open files in system" ;;
-	EROFS)	echo "Read-only file system" ;;
-	EISDIR)	echo "Is a directory" ;;
-	EAGAIN)	echo "Resource temporarily unavailable" ;;
-	EINTR)	echo "Interrupted system call" ;;
-	esac
-}
-
 # outputs PATH: the files that catch PATH's outputs, as FILE:NAME.
 outputs() {
 	case $1 in

@@ -142,10 +142,43 @@ yes_ref() {
 	/usr/bin/yes "$@"
 }
 
+# yes_prefix FILE LINE...: FILE is an exact prefix of `yes LINE...`.
+yes_prefix() {
+	f=$1
+	shift
+	yes_ref "$@" | head -c "$(test_file_size "$f")" >prefix &&
+	cmp prefix "$f"
+}
+
 # test_must_be_empty FILE: FILE exists and is empty.
 test_must_be_empty() {
 	[ -f "$1" ] && ! [ -s "$1" ] && return 0
 	echo "test_must_be_empty: $1 is not empty:"
 	head -5 "$1"
 	return 1
+}
+
+# strerror ERR: the message glibc prints for the errno name ERR.
+strerror() {
+	case $1 in
+	EINVAL)	echo "Invalid argument" ;;
+	ENOSYS)	echo "Function not implemented" ;;
+	EPERM)	echo "Operation not permitted" ;;
+	ENOMEM)	echo "Cannot allocate memory" ;;
+	ENOSPC)	echo "No space left on device" ;;
+	EIO)	echo "Input/output error" ;;
+	EPIPE)	echo "Broken pipe" ;;
+	EBADF)	echo "Bad file descriptor" ;;
+	EFAULT)	echo "Bad address" ;;
+	EFBIG)	echo "File too large" ;;
+	EDQUOT)	echo "Disk quota exceeded" ;;
+	EAGAIN)	echo "Resource temporarily unavailable" ;;
+	EINTR)	echo "Interrupted system call" ;;
+	EACCES)	echo "Permission denied" ;;
+	EMFILE)	echo "Too many open files" ;;
+	ENFILE)	echo "Too many open files in system" ;;
+	EROFS)	echo "Read-only file system" ;;
+	EISDIR)	echo "Is a directory" ;;
+	*)	echo "strerror: unknown $1" >&2; return 1 ;;
+	esac
 }
