@@ -199,6 +199,7 @@ fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
 	for t in $(FUZZ_TARGETS); do \
 		mkdir -p build-fuzz/corpus/$$t && \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+			-artifact_prefix=build-fuzz/ \
 			-rss_limit_mb=4096 -print_final_stats=1 \
 			build-fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
 	done

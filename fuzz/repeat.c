@@ -92,8 +92,10 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		chunk = 1 + (chunk + step * 131) % (flags & 16 ? 300000 : 9000);
 	}
 	close(p[0]);
-	if (waitpid(pid, &st, 0) != pid)
-		die("waitpid");
+	/* libFuzzer's timers interrupt us: wait again. */
+	while (waitpid(pid, &st, 0) != pid)
+		if (errno != EINTR)
+			die("waitpid");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "sl_repeat did not end with EPIPE: status %#x\n",
 		    st);
