@@ -1,10 +1,11 @@
 /*
- * sluice: the engine behind the yes and tee commands.
+ * sluice: the engine behind the yes, tee and cat commands.
  *
  * The engine moves bytes between file descriptors as fast as the kernel
- * allows: zero-copy (vmsplice, splice, tee) where the descriptors permit it,
- * large read/write elsewhere.  It never prints and never exits: every call
- * returns -1 with errno set, and the caller decides what the user sees.
+ * allows: zero-copy (copy_file_range, splice, tee, vmsplice) where the
+ * descriptors permit it, large read/write elsewhere.  It never prints and
+ * never exits: every call returns -1 with errno set, and the caller
+ * decides what the user sees.
  *
  * Setting the environment variable SLUICE_ZEROCOPY to 0 makes every call
  * take the portable read/write path.
@@ -15,42 +16,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define SLUICE_VERSION "0.1.0"
+/* The one source of the version number: the Makefile reads it here. */
+#define SLUICE_VERSION "0.2.0"
 
-/* What a file descriptor is, as far as the choice of copy path goes. */
-enum sl_kind {
-	SL_PIPE,	/* a pipe or FIFO */
-	SL_FILE,	/* a regular file */
-	SL_CHAR,	/* a character device: /dev/null, a tty, ... */
-	SL_SOCKET,
-	SL_DIR,
-	SL_OTHER
+/* Which descriptor of a copy failed. */
+enum sl_side {
+	SL_INPUT = 1,
+	SL_OUTPUT = 2
 };
-
-/* Store the kind of FD in *KIND; return 0, or -1 with errno set. */
-int sl_fdkind(int fd, enum sl_kind *kind);
-
-/* Return 1 unless SLUICE_ZEROCOPY=0 asks for the portable path. */
-int sl_zerocopy_allowed(void);
-
-/*
- * Grow the pipe FD towards the largest size the system grants.
- * Return the size the pipe has afterwards, or -1 with errno set.
- */
-long sl_pipe_grow(int fd);
-
-/*
- * Write LEN bytes of BUF to FD, retrying short writes and EINTR and
- * waiting in poll(2) while a non-blocking FD is full.
- * Return 0, or -1 with errno set (some bytes may have been written).
- */
-int sl_write_all(int fd, const void *buf, size_t len);
-
-/*
- * Wait until FD is ready for EVENTS (POLLIN or POLLOUT); return 0, or -1
- * with errno set.  Used after EAGAIN on a non-blocking descriptor.
- */
-int sl_wait(int fd, short events);
 
 /*
  * Write the LEN-byte LINE (LEN > 0, newline included) to FD over and over,
@@ -61,20 +34,21 @@ int sl_wait(int fd, short events);
 int sl_repeat(int fd, const char *line, size_t len);
 
 /*
- * One output of sl_fanout.  Set FD; the engine owns the rest, and sets
- * FD to -1 when it drops the output after a failure.
+ * One output of sl_fanout.  The caller sets FD; the engine owns the
+ * rest, and sets FD to -1 when it drops the output after a failure.
  */
 struct sl_out {
-	int fd;
-	int how;	/* how the output is written: a zero-copy path or write */
-	off_t moved;	/* bytes delivered so far */
+	int fd;			/* public */
+	int path;		/* private: how the output is written */
+	off_t moved;		/* private: bytes delivered so far */
+	long room;		/* private: bytes it can buffer, 0 unbounded */
 };
 
 /*
  * Called at once when writing to OUTS[I] failed with errno ERR.  The
  * engine has already dropped that output (fd = -1).  Outputs are served
- * in order (those written by write(2), such as O_APPEND files, last),
- * so the outputs after OUTS[I] have not had the failed chunk yet.
+ * in order, each chunk to every output before the next chunk, so the
+ * outputs after OUTS[I] have not had the failed chunk yet.
  * Return 0 to go on with the others, or -1 to stop the copy at once.
  */
 typedef int sl_fail_fn(void *ctx, size_t i, int err);
@@ -88,5 +62,37 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  */
 int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
+
+/* What sl_cat_open's FLAGS ask of the text, as cat's options. */
+#define SL_CAT_NUMBER		0x01	/* -n: number every line */
+#define SL_CAT_NUMBER_NONBLANK	0x02	/* -b: number non-empty lines */
+#define SL_CAT_SQUEEZE		0x04	/* -s: one empty line for many */
+#define SL_CAT_SHOW_ENDS	0x08	/* -E: '$' before each newline */
+#define SL_CAT_SHOW_TABS	0x10	/* -T: tabs as ^I */
+#define SL_CAT_SHOW_NONPRINTING	0x20	/* -v: ^X and M- notation */
+
+/* A concatenation into one output: opaque. */
+struct sl_cat;
+
+/*
+ * Start a concatenation into OUT, transforming the text as FLAGS ask
+ * (0: bytes pass unchanged, by the fastest path).  Return the handle, or
+ * NULL with errno set.
+ */
+struct sl_cat *sl_cat_open(int out, unsigned flags);
+
+/*
+ * Append everything IN holds, up to its end, to the concatenation.  Line
+ * numbers and squeezed empty lines carry on from the inputs before.
+ * Return 0, or -1 with errno set and *SIDE saying whether reading IN or
+ * writing the output failed.
+ */
+int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
+
+/*
+ * Write what the transformation still holds, and free C.  Return 0, or
+ * -1 with errno set when writing the output failed.
+ */
+int sl_cat_close(struct sl_cat *c);
 
 #endif
