@@ -16,7 +16,7 @@ UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
 HDR = include/sluice.h src/cmd.h lib/engine.h lib/format.h lib/sys.h
 
 # The ABI version of libsluice.so: bump it when the API changes.
-SONAME = libsluice.so.0
+SONAME = libsluice.so.1
 
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
@@ -129,7 +129,7 @@ install-lib: libs
 	cp -f include/sluice.h $(DESTDIR)$(INCLUDEDIR)/
 	chmod 644 $(DESTDIR)$(INCLUDEDIR)/sluice.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e "s|@VERSION@|$(VERSION)|" \
 		sluice.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 
