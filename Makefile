@@ -3,7 +3,8 @@
 
 include config.mk
 
-LIB = lib/fdkind.c lib/fanout.c lib/io.c lib/pipe.c lib/repeat.c
+LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/io.c lib/pipe.c \
+	lib/repeat.c lib/xfer.c
 CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_io.c t/unit/test_repeat.c t/unit/test_fanout.c
 MAN = man/yes.1 man/tee.1
@@ -12,10 +13,10 @@ LIBOBJ = $(LIB:%.c=$(BUILD)/%.o)
 PICOBJ = $(LIB:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/sluice.h src/cmd.h lib/sys.h
+HDR = include/sluice.h src/cmd.h lib/engine.h lib/format.h lib/sys.h
 
 # The ABI version of libsluice.so: bump it when the API changes.
-SONAME = libsluice.so.0
+SONAME = libsluice.so.1
 
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
@@ -65,7 +66,7 @@ $(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
 
 $(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/libsluice.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a
+	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a
 
 unit: $(UNITBIN)
 
@@ -128,7 +129,7 @@ install-lib: libs
 	cp -f include/sluice.h $(DESTDIR)$(INCLUDEDIR)/
 	chmod 644 $(DESTDIR)$(INCLUDEDIR)/sluice.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e "s|@VERSION@|$(VERSION)|" \
 		sluice.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 
@@ -206,7 +207,7 @@ fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
 
 build-fuzz/%: fuzz/%.c $(LIB) $(HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(FUZZFLAGS) $(CPPFLAGS) -o $@ $< $(LIB) -lpthread
+	$(FUZZCC) $(FUZZFLAGS) $(CPPFLAGS) -Ilib -o $@ $< $(LIB) -lpthread
 
 check-valgrind: bin unit
 	for u in $(UNITBIN); do \

@@ -1,6 +1,7 @@
 # sluice build configuration: edit here or override on the make command line.
 
-VERSION = 0.1.0
+# The version is the one in include/sluice.h, read when a recipe needs it.
+VERSION = $$(sed -n 's/^\#define SLUICE_VERSION "\(.*\)"$$/\1/p' include/sluice.h)
 
 PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin

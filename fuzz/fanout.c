@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "engine.h"
 
 #define MAXOUT	6
 #define HDR	6
@@ -85,7 +86,7 @@ feed(void *arg)
 	while (off < f->len) {
 		size_t k = f->len - off < f->chunk ? f->len - off : f->chunk;
 
-		if (sl_write_all(f->fd, f->data + off, k) == -1)
+		if (write_all(f->fd, f->data + off, k) == -1)
 			die("write input");
 		off += k;
 	}
@@ -211,7 +212,7 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			die("pthread_create");
 	} else {
 		input = memfile(0);
-		if (sl_write_all(input, data, len) == -1 ||
+		if (write_all(input, data, len) == -1 ||
 		    lseek(input, 0, SEEK_SET) == -1)
 			die("input file");
 	}

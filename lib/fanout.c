@@ -1,48 +1,67 @@
-/* "Copy one input to many outputs": the engine of tee. */
+/*
+ * "Copy one input to many outputs": the engine of tee.
+ *
+ * Data moves in chunks, each given to every output, in the order of the
+ * outputs, before the next chunk is taken (GNU tee's order: an output
+ * named twice, or a file reached through two outputs, ends up as GNU
+ * leaves it).  A chunk is never more than any output can buffer, so a
+ * reader that takes the outputs in lockstep is never left waiting on an
+ * output that tee has not reached while tee waits on another.
+ *
+ * A stream starts on read/write, and moves to zero-copy once one read
+ * shows it is worth it (ZC_AFTER).  Then each chunk is first spliced from
+ * the input into a private pipe, the chunk pipe, which nobody else reads:
+ * another reader of the input pipe cannot change what one output gets
+ * and another does not.  From there:
+ * - an output pipe gets the chunk by tee(2) straight from the chunk pipe
+ *   (the first such call also fixes the chunk's length);
+ * - another zero-copy output gets it through a second private pipe, the
+ *   copy pipe: tee(2) into it while empty (as big as the chunk pipe, it
+ *   takes the whole chunk), then splice(2) out of it;
+ * - an output that needs write(2) (O_APPEND, or zero-copy refused) gets
+ *   the chunk from memory, read out of the copy pipe once per chunk;
+ * - the last output consumes the chunk with splice(2) (or read(2)).
+ * With a single output there is nothing to duplicate: the transfer layer
+ * moves the stream straight from input to output.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "sluice.h"
-#include "sys.h"
+#include "engine.h"
 
-/* How an output is written (struct sl_out.how). */
-enum { BY_TEE = 1, BY_SPLICE, BY_WRITE };
+/* How an output is written (struct sl_out.path). */
+enum { OUT_ZC = 1, OUT_WRITE };
 
-#define NONE	((size_t)-1)	/* no output */
-#define WRITERS	((size_t)-2)	/* every output written by write(2) */
-
-/* The read/write buffer: big enough to amortise syscalls, small enough
- * to stay in the L2 cache. */
-#define BUFSZ	(128u << 10)
-
-/* "As much as there is": the pipe sizes bound each transfer. */
-#define ALL	(1u << 30)
+/* The most one link step moves: pipe sizes bound it long before. */
+#define STEP_MAX	(16u << 20)
 
 struct fan {
 	struct sl_out *outs;
+	struct end *ends;	/* what each output is */
 	size_t n;		/* outputs */
 	size_t live;		/* outputs not dropped */
 	sl_fail_fn *fail;
 	void *ctx;
 	int stop;		/* FAIL asked to stop */
-	int in;			/* the input */
-	int zc;			/* zero-copy in use */
-	int src;		/* pipe the data is duplicated from */
-	int feed;		/* write end of SRC when we fill it, or -1 */
-	size_t queued;		/* bytes waiting in SRC when we fill it */
-	int lead[2];		/* private pipe the copies go through */
-	char *buf;		/* read/write buffer, BUFSZ bytes */
+	struct end in;
+	int zc;			/* on the zero-copy path */
+	int can_zc;		/* the zero-copy path may be tried */
+	off_t in_moved;		/* bytes spliced from the input */
+	int chunk[2];		/* the chunk pipe */
+	struct end chunk_end;	/* its write end, for growth */
+	size_t held;		/* bytes in the chunk pipe */
+	int copy[2];		/* the copy pipe */
+	long copy_size;		/* its capacity */
+	char *buf;		/* the chunk in memory */
+	size_t bufsize;
+	int mem;		/* this round's chunk is in BUF */
+	int drained;		/* ... and no longer in the chunk pipe */
 };
-
-static int
-active(const struct sl_out *o)
-{
-	return o->fd != -1;
-}
 
 /* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
 static void
@@ -54,416 +73,430 @@ failed(struct fan *f, size_t i, int err)
 		f->stop = 1;
 }
 
-/* Pick the path for output FD: zero-copy where the kernel allows it. */
+/* Make BUF hold at least LEN bytes; return 0, or -1 with errno set. */
 static int
-classify(int fd, int zc)
+need_buf(struct fan *f, size_t len)
 {
-	enum sl_kind kind;
-	int fl;
+	char *b;
 
-	if (!zc || sl_fdkind(fd, &kind) == -1)
-		return BY_WRITE;
-	/* splice(2) into an O_APPEND file fails with EINVAL. */
-	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_APPEND))
-		return BY_WRITE;
-	if (kind != SL_PIPE)
-		return BY_SPLICE;
-	/* Each tee(2) moves at most what the output pipe has room for. */
-	sl_pipe_grow(fd);
-	return BY_TEE;
-}
-
-/* After EAGAIN on a transfer IN -> OUT, wait for the side not ready. */
-static int
-wait_either(int in, int out)
-{
-	struct pollfd p = { .fd = in, .events = POLLIN };
-
-	if (poll(&p, 1, 0) == 0)
-		return sl_wait(in, POLLIN);
-	return sl_wait(out, POLLOUT);
-}
-
-/*
- * Move up to LEN bytes from pipe IN to OUT, or duplicate them with tee(2)
- * if DUP, retrying EINTR and waiting out EAGAIN.  Return the count, 0 at
- * end of input, or -1 with errno set.
- */
-static ssize_t
-xfer(int in, int out, size_t len, int dup)
-{
-	for (;;) {
-		ssize_t n = dup ? sys_tee(in, out, len) :
-		    sys_splice(in, out, len);
-
-		if (n >= 0)
-			return n;
-		if (errno == EAGAIN) {
-			if (wait_either(in, out) == -1)
-				return -1;
-		} else if (errno != EINTR)
-			return -1;
-	}
-}
-
-/* Read up to LEN bytes of FD into BUF, retrying EINTR and EAGAIN. */
-static ssize_t
-read_some(int fd, char *buf, size_t len)
-{
-	for (;;) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n >= 0)
-			return n;
-		if (errno == EAGAIN) {
-			if (sl_wait(fd, POLLIN) == -1)
-				return -1;
-		} else if (errno != EINTR)
-			return -1;
-	}
-}
-
-/* Make sure the read/write buffer exists; return 0, or -1 with errno. */
-static int
-need_buf(struct fan *f)
-{
-	if (f->buf == NULL && (f->buf = malloc(BUFSZ)) == NULL)
-		return -1;
-	return 0;
-}
-
-/* Write N bytes of the buffer to OUTS[I]. */
-static void
-put(struct fan *f, size_t i, size_t n)
-{
-	struct sl_out *o = &f->outs[i];
-
-	if (sl_write_all(o->fd, f->buf, n) == -1) {
-		failed(f, i, errno);
-		return;
-	}
-	o->moved += n;
-}
-
-/*
- * Read LEN bytes from pipe P, which holds at least that many, and write
- * them to OUTS[TO]; TO may be WRITERS, or NONE to discard them.
- * Return 0, or -1 with errno set if reading failed.
- */
-static int
-pump(struct fan *f, int p, size_t len, size_t to)
-{
-	size_t i;
-
-	if (need_buf(f) == -1)
-		return -1;
-	while (len > 0) {
-		ssize_t n = read_some(p, f->buf, len < BUFSZ ? len : BUFSZ);
-
-		if (n <= 0)
-			return n;
-		len -= n;
-		for (i = 0; i < f->n && !f->stop; i++) {
-			struct sl_out *o = &f->outs[i];
-
-			if (active(o) && (i == to ||
-			    (to == WRITERS && o->how == BY_WRITE)))
-				put(f, i, n);
-		}
-	}
-	return 0;
-}
-
-/*
- * Empty LEN bytes of pipe P into OUTS[I].  The first failure of
- * zero-copy, before any byte reached that output, switches it to
- * write(2); a later one is that output's error, and the bytes are
- * drained all the same.  Return 0, or -1 with errno if reading P failed.
- */
-static int
-deliver(struct fan *f, int p, size_t len, size_t i)
-{
-	struct sl_out *o = &f->outs[i];
-
-	while (len > 0 && active(o) && o->how != BY_WRITE) {
-		ssize_t n = xfer(p, o->fd, len, 0);
-
-		if (n > 0) {
-			len -= n;
-			o->moved += n;
-		} else if (n == -1 && o->moved == 0)
-			o->how = BY_WRITE;
-		else
-			failed(f, i, n == 0 ? EIO : errno);
-	}
-	return pump(f, p, len, active(o) ? i : NONE);
-}
-
-/* Move LEN bytes of the source into consumer C, or NONE: the writers. */
-static int
-consume(struct fan *f, size_t len, size_t c)
-{
-	if (c == NONE)
-		return pump(f, f->src, len, WRITERS);
-	return deliver(f, f->src, len, c);
-}
-
-/* Make the private pipe the copies go through. */
-static int
-open_lead(struct fan *f)
-{
-	if (f->lead[0] != -1)
+	if (len <= f->bufsize)
 		return 0;
-	if (pipe2(f->lead, O_CLOEXEC) == -1)
+	if (len < BUF_SIZE)
+		len = BUF_SIZE;
+	if ((b = realloc(f->buf, len)) == NULL)
 		return -1;
-	sl_pipe_grow(f->lead[1]);
+	f->buf = b;
+	f->bufsize = len;
 	return 0;
 }
 
 /*
- * The round functions below take the next chunk of at most LIM bytes from
- * FROM and give it to every output.  Each returns the chunk's length, 0 at
- * end of input, -1 with errno on an input error, or AGAIN when it consumed
- * nothing because an output changed path or failed: plan the round anew.
+ * The most bytes output O, described by E, can buffer: what one output
+ * may be given ahead of the others.  Half a pipe, so that a chunk whose
+ * pages are not full still fits; a quarter of a socket's send buffer,
+ * whose bookkeeping also counts.  0: no bound (files, devices).
  */
-#define AGAIN	(-2)
-
-/* Note that a zero-copy transfer to OUTS[I] failed. */
-static ssize_t
-refused(struct fan *f, size_t i)
+static size_t
+room(struct end *e)
 {
-	if (f->outs[i].moved == 0)
-		f->outs[i].how = BY_WRITE;	/* fall back, nothing lost */
-	else
-		failed(f, i, errno);
-	return AGAIN;
+	int sz;
+	socklen_t len = sizeof sz;
+
+	if (e->kind == K_PIPE)
+		return pipe_size(e) / 2;
+	if (e->kind == K_SOCKET &&
+	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
+		return sz / 4;
+	return 0;
 }
 
-/* Every output is written with write(2): read once, write to each. */
-static ssize_t
-read_write(struct fan *f, int from, size_t lim)
+/* The longest chunk for this round: within every output's room. */
+static size_t
+limit(struct fan *f, size_t lim)
 {
-	ssize_t n;
-	size_t i;
-
-	if (need_buf(f) == -1)
-		return -1;
-	if ((n = read_some(from, f->buf, lim < BUFSZ ? lim : BUFSZ)) <= 0)
-		return n;
-	for (i = 0; i < f->n && !f->stop; i++)
-		if (active(&f->outs[i]))
-			put(f, i, n);
-	return n;
-}
-
-/* A single output, and it takes zero-copy: move, no copy. */
-static ssize_t
-move_one(struct fan *f, size_t c, size_t lim)
-{
-	ssize_t n = xfer(f->src, f->outs[c].fd, lim, 0);
-
-	if (n == -1)
-		return refused(f, c);
-	f->outs[c].moved += n;
-	return n;
-}
-
-/* One pipe to copy to, OUTS[K]: tee(2) straight into it, then consume. */
-static ssize_t
-tee_one(struct fan *f, size_t k, size_t c, size_t lim)
-{
-	ssize_t n = xfer(f->src, f->outs[k].fd, lim, 1);
-
-	if (n == -1)
-		return refused(f, k);
-	if (n == 0)
-		return 0;
-	f->outs[k].moved += n;
-	return consume(f, n, c) == -1 ? -1 : n;
-}
-
-/*
- * tee(2) into the private pipe failed, so nothing moved: go on with
- * read/write, no byte lost.  The outputs from OUTS[I] on have not had
- * this round's N bytes yet: they get them with the writers.
- */
-static ssize_t
-give_up(struct fan *f, size_t i, ssize_t n)
-{
-	f->zc = 0;
-	if (n == 0)
-		return AGAIN;
-	for (; i < f->n; i++)
-		if (active(&f->outs[i]))
-			f->outs[i].how = BY_WRITE;
-	return consume(f, n, NONE) == -1 ? -1 : n;
-}
-
-/*
- * Several copies: each goes through the private pipe, one output at a
- * time.  The first tee(2) into the empty pipe fixes the chunk; every
- * later one into the same, again empty, pipe takes the same source
- * buffers and so exactly as many bytes.
- */
-static ssize_t
-via_lead(struct fan *f, size_t c, size_t lim)
-{
-	ssize_t n = 0, m;
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
 		struct sl_out *o = &f->outs[i];
 
-		if (f->stop)
-			return AGAIN;
-		if (!active(o) || o->how == BY_WRITE || i == c)
+		if (o->fd == -1)
 			continue;
-		if (open_lead(f) == -1 ||
-		    (m = xfer(f->src, f->lead[1], n ? (size_t)n : lim, 1)) == -1)
-			return give_up(f, i, n);
-		if (m == 0)
-			return 0;
-		if (n == 0)
-			n = m;
-		if (m < n) {
-			failed(f, i, EIO);	/* cannot happen; never corrupt */
-			m = pump(f, f->lead[0], m, NONE);
-		} else
-			m = deliver(f, f->lead[0], m, i);
-		if (m == -1)
-			return -1;
+		/* Pipes grow: ask again, from the cache. */
+		if (f->ends[i].kind == K_PIPE)
+			o->room = room(&f->ends[i]);
+		if (o->room > 0 && (size_t)o->room < lim)
+			lim = o->room;
 	}
-	return consume(f, n, c) == -1 ? -1 : n;
+	/* Half a page still moves something. */
+	return lim > 0 ? lim : 1;
+}
+
+/* Read N bytes of pipe P into BUF at OFF; return 0, or -1 with errno. */
+static int
+take(struct fan *f, int p, size_t off, size_t n)
+{
+	if (need_buf(f, off + n) == -1)
+		return -1;
+	return read_exact(p, f->buf + off, n);
 }
 
 /*
- * One round of the zero-copy path: duplicate the next chunk into every
- * output but one, the consumer, then move it into the consumer.  Outputs
- * written by write(2) share one read of the chunk, which consumes it.
- * Return 1 to go on, 0 at end of input, -1 with errno on an input error.
+ * Write the chunk's bytes OFF..LEN, in memory, to OUTS[I]; drop it on
+ * failure.
  */
-static int
-round_zc(struct fan *f)
+static void
+put(struct fan *f, size_t i, size_t off, size_t len)
 {
-	size_t i, c = NONE, first = NONE, ncopy = 0, nwrite = 0;
-	size_t lim = ALL;
-	ssize_t n;
+	struct sl_out *o = &f->outs[i];
 
-	if (f->feed != -1) {
-		if (f->queued == 0) {
-			n = xfer(f->in, f->feed, ALL, 0);
-			if (n == -1) {
-				/* Nothing moved: read(2) will tell if the
-				 * file itself is at fault. */
-				f->zc = 0;
-				return 1;
-			}
-			if (n <= 0)
-				return n;
-			f->queued = n;
-		}
-		lim = f->queued;
-	}
-	/*
-	 * The consumer is the last output, so that outputs are served in
-	 * order, as GNU does: with --output-error=exit, those after a
-	 * failed one do not get its chunk.
-	 */
-	for (i = 0; i < f->n; i++) {
-		struct sl_out *o = &f->outs[i];
-
-		if (active(o) && o->how == BY_WRITE)
-			nwrite++;
-		else if (active(o))
-			c = i;
-	}
-	if (nwrite > 0)
-		c = NONE;
-	for (i = 0; i < f->n; i++)
-		if (active(&f->outs[i]) && f->outs[i].how != BY_WRITE &&
-		    i != c && ncopy++ == 0)
-			first = i;
-
-	if (ncopy == 0 && c != NONE)
-		n = move_one(f, c, lim);
-	else if (ncopy == 0)
-		n = read_write(f, f->src, lim);
-	else if (ncopy == 1 && f->outs[first].how == BY_TEE)
-		n = tee_one(f, first, c, lim);
-	else
-		n = via_lead(f, c, lim);
-	if (n > 0 && f->feed != -1)
-		f->queued -= n;
-	return n == AGAIN || n > 0 ? 1 : n;
+	if (write_all(o->fd, f->buf + off, len - off) == -1)
+		failed(f, i, errno);
 }
 
-/* One round of the read/write path.  Same return as round_zc(). */
+/* One round of the read/write path.  Return 1 to go on, 0 at end of
+ * input, -1 with errno set if reading failed. */
 static int
 round_rw(struct fan *f)
 {
+	size_t i, lim = limit(f, BUF_SIZE);
 	ssize_t n;
 
-	/* Bytes the zero-copy path queued before it gave up go first. */
-	if (f->queued > 0) {
-		n = read_write(f, f->src, f->queued);
-		if (n > 0)
-			f->queued -= n;
-	} else
-		n = read_write(f, f->in, BUFSZ);
-	return n > 0 ? 1 : n;
-}
-
-/* Choose the path for input IN: zero-copy from a pipe or a regular file. */
-static void
-setup(struct fan *f)
-{
-	enum sl_kind kind;
-	int p[2];
-
-	if (!sl_zerocopy_allowed() || sl_fdkind(f->in, &kind) == -1)
-		return;
-	if (kind == SL_PIPE) {
-		sl_pipe_grow(f->in);
-		f->src = f->in;
-		f->zc = 1;
-	} else if (kind == SL_FILE && pipe2(p, O_CLOEXEC) == 0) {
-		/* tee(2) needs a pipe: splice the file into one of ours. */
-		sl_pipe_grow(p[1]);
-		f->src = p[0];
-		f->feed = p[1];
+	if (need_buf(f, lim) == -1)
+		return -1;
+	if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
+		return n;
+	for (i = 0; i < f->n && !f->stop; i++)
+		if (f->outs[i].fd != -1)
+			put(f, i, 0, n);
+	/* A stream worth it: now take the chunk pipe, not before. */
+	if (f->can_zc && n >= (ssize_t)ZC_AFTER) {
+		if (pipe_private(f->chunk) == -1) {
+			f->can_zc = 0;
+			return 1;
+		}
+		end_init(&f->chunk_end, f->chunk[1]);
 		f->zc = 1;
 	}
+	return 1;
+}
+
+/*
+ * Make the copy pipe, as big as the chunk pipe, so that tee(2) into it
+ * while empty takes any chunk whole.  Return 0, or -1 with errno set.
+ */
+static int
+open_copy(struct fan *f)
+{
+	if (f->copy[0] != -1)
+		return 0;
+	if (pipe_private(f->copy) == -1)
+		return -1;
+	f->copy_size = pipe_grow_to(f->copy[1], pipe_size(&f->chunk_end));
+	return 0;
+}
+
+/*
+ * The chunk could not be duplicated: read it, LEN bytes, out of the
+ * chunk pipe into memory, and the rest of the round goes out by
+ * write(2).  The copy pipe may hold the first HAVE bytes of it: they are
+ * read into place first, so that it is empty again.  Return 0, or -1
+ * with errno set.
+ */
+static int
+to_memory(struct fan *f, size_t have, size_t len)
+{
+	if (take(f, f->copy[0], 0, have) == -1 ||
+	    take(f, f->chunk[0], 0, len) == -1)
+		return -1;
+	f->mem = f->drained = 1;
+	return 0;
+}
+
+/*
+ * Put a copy of the chunk's first *LEN bytes into the empty copy pipe.
+ * If the chunk is not fixed yet (*FIXED 0), what tee(2) takes fixes it.
+ * Return 0, or -1 with errno set if the chunk could not be duplicated
+ * (then it is in memory, see to_memory).
+ */
+static int
+dup_chunk(struct fan *f, size_t *len, int *fixed)
+{
+	ssize_t k;
+
+	if (open_copy(f) == -1)
+		return to_memory(f, 0, *len);
+	k = xfer_pipe(f->chunk[0], f->copy[1], *len, 1);
+	if (k <= 0)
+		return to_memory(f, 0, *len);
+	if (!*fixed) {
+		*fixed = 1;
+		*len = k;
+	} else if ((size_t)k < *len)
+		return to_memory(f, k, *len);	/* the copy pipe is full */
+	return 0;
+}
+
+/*
+ * Splice the copy pipe, holding the chunk's bytes OFF..LEN, into
+ * OUTS[I].  A refusal before zero-copy reached that output sends it to
+ * write(2) for good.  Whatever is left in the copy pipe goes to memory.
+ */
+static void
+from_copy(struct fan *f, size_t i, size_t off, size_t len)
+{
+	struct sl_out *o = &f->outs[i];
+
+	while (off < len && o->fd != -1) {
+		ssize_t k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
+
+		if (k > 0) {
+			off += k;
+			o->moved += k;
+			pipe_carried(&f->ends[i], k);
+			continue;
+		}
+		if (k == 0)
+			errno = EIO;	/* a pipe we hold cannot end */
+		if (take(f, f->copy[0], off, len - off) == -1) {
+			f->stop = 1;	/* our own pipe fails: cannot go on */
+			return;
+		}
+		if (o->moved == 0 && is_refusal(errno)) {
+			o->path = OUT_WRITE;
+			put(f, i, off, len);
+		} else
+			failed(f, i, errno);
+		return;
+	}
+}
+
+/*
+ * Give the chunk, *LEN bytes, to OUTS[I], not the last output: it stays
+ * in the chunk pipe for the outputs after.  Return 0, or -1 with errno
+ * set if the engine's own pipes failed.
+ */
+static int
+give(struct fan *f, size_t i, size_t *len, int *fixed)
+{
+	struct sl_out *o = &f->outs[i];
+	ssize_t k = 0;
+
+	if (!f->drained && o->path == OUT_ZC && f->ends[i].kind == K_PIPE) {
+		k = xfer_pipe(f->chunk[0], o->fd, *len, 1);
+		if (k > 0) {
+			o->moved += k;
+			pipe_carried(&f->ends[i], k);
+			if (!*fixed) {
+				*fixed = 1;
+				*len = k;
+			}
+			if ((size_t)k == *len)
+				return 0;
+		} else if (o->moved > 0 || k == 0 || !is_refusal(errno)) {
+			failed(f, i, k == 0 ? EIO : errno);
+			return 0;
+		} else {
+			o->path = OUT_WRITE;
+			k = 0;
+		}
+	}
+	if (f->mem) {
+		put(f, i, k, *len);
+		return 0;
+	}
+	if (dup_chunk(f, len, fixed) == -1)
+		return -1;
+	if (f->mem) {
+		put(f, i, k, *len);
+		return 0;
+	}
+	if (o->path == OUT_ZC) {
+		/* The output took K bytes straight: skip them here. */
+		if (k > 0 && take(f, f->copy[0], 0, k) == -1)
+			return -1;
+		from_copy(f, i, k, *len);
+		return 0;
+	}
+	/* A write(2) output: the chunk goes to memory, once a round. */
+	if (take(f, f->copy[0], 0, *len) == -1)
+		return -1;
+	f->mem = 1;
+	put(f, i, 0, *len);
+	return 0;
+}
+
+/*
+ * Give the chunk, LEN bytes, to OUTS[I], the last output, emptying it
+ * out of the chunk pipe.  Return 0, or -1 with errno set if the engine's
+ * own pipes failed.
+ */
+static int
+consume(struct fan *f, size_t i, size_t len)
+{
+	struct sl_out *o = &f->outs[i];
+	size_t off = 0;
+
+	while (!f->drained && o->fd != -1 && o->path == OUT_ZC && off < len) {
+		ssize_t k = xfer_pipe(f->chunk[0], o->fd, len - off, 0);
+
+		if (k > 0) {
+			off += k;
+			o->moved += k;
+			pipe_carried(&f->ends[i], k);
+		} else if (o->moved == 0 && k == -1 && is_refusal(errno))
+			o->path = OUT_WRITE;
+		else
+			failed(f, i, k == 0 ? EIO : errno);
+	}
+	/* What is left of the chunk: to memory, and on if still wanted. */
+	if (!f->drained && off < len &&
+	    take(f, f->chunk[0], off, len - off) == -1)
+		return -1;
+	if (o->fd != -1 && off < len)
+		put(f, i, off, len);
+	return 0;
+}
+
+/* Grow the chunk pipe with the traffic, the copy pipe alongside. */
+static void
+grow(struct fan *f, size_t n)
+{
+	long before = f->chunk_end.size;
+
+	pipe_carried(&f->chunk_end, n);
+	if (f->chunk_end.size > before && f->copy[0] != -1)
+		f->copy_size = pipe_grow_to(f->copy[1], f->chunk_end.size);
+}
+
+/*
+ * Take the next chunk into the chunk pipe.  Return 1 to go on, 0 at end
+ * of input, -1 with errno set if reading failed.
+ */
+static int
+intake(struct fan *f, size_t lim)
+{
+	ssize_t n = xfer_pipe(f->in.fd, f->chunk[1], lim, 0);
+
+	if (n == -1 && f->in_moved == 0 && is_refusal(errno)) {
+		f->zc = f->can_zc = 0;	/* the input refuses: read/write */
+		return 1;
+	}
+	if (n <= 0)
+		return n;
+	f->in_moved += n;
+	f->held = n;
+	pipe_carried(&f->in, n);
+	return 1;
+}
+
+/* One round of the zero-copy path.  Return as round_rw. */
+static int
+round_zc(struct fan *f)
+{
+	size_t i, last = 0, len, lim = limit(f, pipe_size(&f->chunk_end));
+	int fixed = 0, r;
+
+	if (f->copy[0] != -1 && f->copy_size > 0 && (size_t)f->copy_size < lim)
+		lim = f->copy_size;
+	if (f->held == 0 && (r = intake(f, lim)) <= 0)
+		return r;
+	if (!f->zc)
+		return 1;
+	len = f->held < lim ? f->held : lim;
+	f->mem = f->drained = 0;
+	for (i = 0; i < f->n; i++)
+		if (f->outs[i].fd != -1)
+			last = i;
+	for (i = 0; i < f->n && !f->stop; i++) {
+		if (f->outs[i].fd == -1)
+			continue;
+		r = i == last ? consume(f, i, len) : give(f, i, &len, &fixed);
+		if (r == -1)
+			return -1;
+		if (i == last)
+			break;
+	}
+	if (f->stop)
+		return 1;
+	f->held -= len;
+	grow(f, len);
+	return 1;
+}
+
+/* May the zero-copy path be tried, and by which outputs. */
+static void
+setup_zc(struct fan *f)
+{
+	size_t i, nzc = 0;
+
+	if (!zerocopy_allowed())
+		return;
+	for (i = 0; i < f->n; i++) {
+		struct end *e = &f->ends[i];
+
+		if (f->outs[i].fd != -1 && !e->append && e->write_end) {
+			f->outs[i].path = OUT_ZC;
+			nzc++;
+		}
+	}
+	/* Only write(2) outputs: a chunk pipe would only add copies. */
+	f->can_zc = nzc > 0;
+}
+
+/* Copy everything from the input to the single live output I. */
+static int
+single(struct fan *f, size_t i)
+{
+	struct link l;
+	ssize_t n;
+
+	link_init(&l, &f->in, &f->ends[i]);
+	while ((n = link_step(&l, STEP_MAX)) > 0)
+		f->outs[i].moved += n;
+	if (n == -1 && l.side == SL_OUTPUT) {
+		failed(f, i, errno);
+		n = 0;
+	}
+	link_free(&l);
+	return n;
 }
 
 int
 sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
 {
 	struct fan f = {
-		.outs = outs, .n = n, .fail = fail, .ctx = ctx, .in = in,
-		.src = -1, .feed = -1, .lead = { -1, -1 }
+		.outs = outs, .n = n, .fail = fail, .ctx = ctx,
+		.chunk = { -1, -1 }, .copy = { -1, -1 }
 	};
-	size_t i;
+	size_t i, only = 0;
 	int r = 1, saved;
 
-	setup(&f);
+	if ((f.ends = calloc(n ? n : 1, sizeof *f.ends)) == NULL)
+		return -1;
+	end_init(&f.in, in);
 	for (i = 0; i < n; i++) {
-		outs[i].how = classify(outs[i].fd, f.zc);
+		outs[i].path = OUT_WRITE;
 		outs[i].moved = 0;
-		if (outs[i].fd != -1)
-			f.live++;
+		outs[i].room = 0;
+		if (outs[i].fd == -1)
+			continue;
+		end_init(&f.ends[i], outs[i].fd);
+		outs[i].room = room(&f.ends[i]);
+		f.live++;
+		only = i;
 	}
-	while (r > 0 && f.live > 0 && !f.stop)
-		r = f.zc ? round_zc(&f) : round_rw(&f);
+	if (f.live == 1)
+		r = single(&f, only);
+	else if (f.live > 1) {
+		setup_zc(&f);
+		while (r > 0 && f.live > 0 && !f.stop)
+			r = f.zc ? round_zc(&f) : round_rw(&f);
+	}
 	saved = errno;
-	if (f.feed != -1) {
-		close(f.src);
-		close(f.feed);
-	}
-	if (f.lead[0] != -1) {
-		close(f.lead[0]);
-		close(f.lead[1]);
-	}
+	close_pair(f.chunk);
+	close_pair(f.copy);
 	free(f.buf);
+	free(f.ends);
 	errno = saved;
 	return r < 0 ? -1 : 0;
 }

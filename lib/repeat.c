@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
-#include "sys.h"
+#include "engine.h"
 
 /*
  * The buffer starts at one page of lines and doubles each time all of it
@@ -73,26 +73,13 @@ map(size_t size, int huge)
 	return p;
 }
 
-/* Send BUF[0..LEN) to FD by vmsplice if ZC, else by write. */
-static ssize_t
-put(int fd, const char *buf, size_t len, int zc)
-{
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	/*
-	 * No SPLICE_F_GIFT: the pages stay ours and are read again for the
-	 * next round.  That is safe only because they never change once
-	 * handed to the pipe: a buffer only grows, past what was sent.
-	 */
-	return zc ? sys_vmsplice(fd, &iov, 1) : write(fd, buf, len);
-}
-
 int
 sl_repeat(int fd, const char *line, size_t len)
 {
-	enum sl_kind kind;
+	struct end out;
+	struct link l;
 	size_t max, cap, off = 0;
-	int zc = 0, moved = 0, big = 0, fl;
+	int big = 0;
 	char *buf;
 
 	if (len == 0) {
@@ -100,38 +87,25 @@ sl_repeat(int fd, const char *line, size_t len)
 		return -1;
 	}
 	/*
-	 * vmsplice on a read end would fill our buffer from the pipe
-	 * instead: zero-copy only for the write end.  Errors here (a closed
-	 * fd) are left for write(2) to report.
+	 * From memory the link takes vmsplice(2) into a pipe's write end at
+	 * once.  No SPLICE_F_GIFT: the pages stay ours and are read again for
+	 * the next round.  That is safe only because they never change once
+	 * handed to the pipe: a buffer only grows, past what was sent.
 	 */
-	if (sl_zerocopy_allowed() && sl_fdkind(fd, &kind) == 0 &&
-	    kind == SL_PIPE && (fl = fcntl(fd, F_GETFL)) != -1 &&
-	    (fl & O_ACCMODE) != O_RDONLY) {
-		zc = 1;
-		sl_pipe_grow(fd);
-	}
-	max = whole_lines(len, zc ? ZC_MID : RW_MAX);
+	end_init(&out, fd);
+	link_init(&l, NULL, &out);
+	max = whole_lines(len, l.path == PATH_VMSPLICE ? ZC_MID : RW_MAX);
 	if ((buf = map(max, 0)) == NULL)
 		return -1;
 	memcpy(buf, line, len);
 	cap = whole_lines(len, FIRST);
 	replicate(buf, len, cap);
 	for (;;) {
-		ssize_t n = put(fd, buf + off, cap - off, zc);
+		ssize_t n = link_put(&l, buf + off, cap - off);
 
-		if (n >= 0) {
-			moved = 1;
-			off += n;
-		} else if (errno == EAGAIN) {
-			if (sl_wait(fd, POLLOUT) == -1)
-				return -1;
-		} else if (errno == EINTR) {
-			continue;
-		} else if (zc && !moved) {
-			/* vmsplice refused before any byte went out. */
-			zc = 0;
-		} else
+		if (n == -1)
 			return -1;
+		off += n;
 		if (off < cap)
 			continue;
 		/* All of it went out: grow, past what the pipe holds. */
@@ -141,7 +115,7 @@ sl_repeat(int fd, const char *line, size_t len)
 
 			cap = cap > max / 2 ? max : 2 * cap;
 			replicate(buf, fill, cap);
-		} else if (zc && !big) {
+		} else if (l.path == PATH_VMSPLICE && !big) {
 			size_t size = whole_lines(len, ZC_MAX);
 			char *b = map(size, 1);
 

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #ifndef SLUICE_PORTABLE
 
@@ -45,6 +46,14 @@ static inline ssize_t
 sys_tee(int in, int out, size_t len)
 {
 	return tee(in, out, len, 0);
+}
+
+/* Copy up to LEN bytes between regular files IN and OUT, at and moving
+ * their offsets (copy_file_range(2)). */
+static inline ssize_t
+sys_copy_range(int in, int out, size_t len)
+{
+	return copy_file_range(in, NULL, out, NULL, len, 0);
 }
 
 /* Return the capacity of pipe FD, or -1 with errno set. */
@@ -93,6 +102,13 @@ sys_splice(int in, int out, size_t len)
 
 static inline ssize_t
 sys_tee(int in, int out, size_t len)
+{
+	(void)in, (void)out, (void)len;
+	return sys_none();
+}
+
+static inline ssize_t
+sys_copy_range(int in, int out, size_t len)
 {
 	(void)in, (void)out, (void)len;
 	return sys_none();

@@ -31,6 +31,12 @@ int cmd_flush_stdout(void);
  */
 const char *cmd_quotef(const char *name);
 
+/*
+ * Return ARG quoted for a message as GNU's quote() does, between the
+ * locale's quotes, with C escapes.  The result lives until the next call.
+ */
+const char *cmd_quote(const char *arg);
+
 /* The quotes GNU's quote() puts around an argument in this locale. */
 const char *cmd_lquote(void);
 const char *cmd_rquote(void);

@@ -140,3 +140,49 @@ cmd_rquote(void)
 {
 	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\u2019" : "'";
 }
+
+/*
+ * Return ARG quoted for a message as GNU's quote() does: between the
+ * locale's quotes, with C escapes for control characters, backslashes
+ * and (between ASCII quotes) the quote itself, and octal escapes for
+ * bytes that are no printable character here.  The result lives until
+ * the next call.
+ */
+const char *
+cmd_quote(const char *arg)
+{
+	static const char letters[] = "\a\b\f\n\r\t\v";
+	static const char names[] = "abfnrtv";
+	static char *out;
+	const char *lq = cmd_lquote(), *rq = cmd_rquote();
+	size_t i, k, len = strlen(arg);
+	int ascii = strcmp(lq, "'") == 0;
+	char *p, tmp[8];
+
+	free(out);
+	/* Worst case: every byte an octal escape. */
+	if ((out = malloc(len * 4 + strlen(lq) + strlen(rq) + 1)) == NULL)
+		return arg;
+	p = out;
+	add(&p, lq);
+	for (i = 0; i < len; i += k) {
+		unsigned char c = arg[i];
+		const char *l = c ? strchr(letters, c) : NULL;
+
+		if (printable(arg + i, len - i, &k)) {
+			if (c == '\\' || (c == '\'' && ascii))
+				*p++ = '\\';
+			memcpy(p, arg + i, k);
+			p += k;
+			continue;
+		}
+		if (l != NULL)
+			snprintf(tmp, sizeof tmp, "\\%c", names[l - letters]);
+		else
+			snprintf(tmp, sizeof tmp, "\\%03o", c);
+		add(&p, tmp);
+	}
+	add(&p, rq);
+	*p = '\0';
+	return out;
+}

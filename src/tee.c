@@ -85,9 +85,9 @@ parse_mode(const char *arg)
 	}
 	if (found != -1 && !ambiguous)
 		return M_WARN + found;
-	warnx("%s argument %s%s%s for %s--output-error%s",
-	    found == -1 ? "invalid" : "ambiguous",
-	    cmd_lquote(), arg, cmd_rquote(), cmd_lquote(), cmd_rquote());
+	warnx("%s argument %s for %s--output-error%s",
+	    found == -1 ? "invalid" : "ambiguous", cmd_quote(arg),
+	    cmd_lquote(), cmd_rquote());
 	fputs("Valid arguments are:\n", stderr);
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "  - %s%s%s\n", cmd_lquote(), mode_names[i],

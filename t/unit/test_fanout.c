@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "engine.h"
 #include "tap.h"
 
 #define MAXOUT 8
@@ -50,7 +51,7 @@ feeder(size_t step)
 		while (off < datalen) {
 			size_t k = datalen - off < step ? datalen - off : step;
 
-			if (sl_write_all(p[1], data + off, k) == -1)
+			if (write_all(p[1], data + off, k) == -1)
 				_exit(1);
 			off += k;
 		}
@@ -75,7 +76,7 @@ sink(const char *path)
 
 		close(p[1]);
 		while ((n = read(p[0], buf, sizeof buf)) > 0)
-			if (sl_write_all(fd, buf, n) == -1)
+			if (write_all(fd, buf, n) == -1)
 				_exit(1);
 		_exit(n == 0 ? 0 : 1);
 	}
@@ -90,7 +91,7 @@ file(const char *path, const char *prior, int flags)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | flags, 0600);
 
 	if (fd != -1 && prior != NULL)
-		sl_write_all(fd, prior, strlen(prior));
+		write_all(fd, prior, strlen(prior));
 	return fd;
 }
 
@@ -182,7 +183,7 @@ test_file_input(size_t size, const char *zc)
 	setenv("SLUICE_ZEROCOPY", zc, 1);
 	make_data(size);
 	in = file("in", NULL, 0);
-	sl_write_all(in, data, datalen);
+	write_all(in, data, datalen);
 	close(in);
 	in = open("in", O_RDONLY);
 	o[0].fd = sink("p0");

@@ -1,5 +1,5 @@
-/* Unit tests of the engine's plain I/O: sl_write_all, sl_wait, sl_fdkind,
- * sl_pipe_grow and sl_zerocopy_allowed. */
+/* Unit tests of the engine's plain I/O: write_all, wait_fd, end_init,
+ * pipe_grow_to and zerocopy_allowed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sluice.h"
+#include "engine.h"
 #include "tap.h"
 
 #define BIG	(3u << 20)
@@ -99,15 +100,15 @@ test_write_all_slow_reader(void)
 	pid_t pid;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_write_all: pipe: %s", strerror(errno));
+		ok(0, "write_all: pipe: %s", strerror(errno));
 		return;
 	}
 	pid = reader(p[0], p[1], 0, BIG, 1000, 50);
 	close(p[0]);
-	r = sl_write_all(p[1], buf, BIG);
+	r = write_all(p[1], buf, BIG);
 	close(p[1]);
 	ok(r == 0 && reaped_ok(pid),
-	    "sl_write_all: 3 MiB through a pipe to a slow reader");
+	    "write_all: 3 MiB through a pipe to a slow reader");
 	free(buf);
 }
 
@@ -129,11 +130,11 @@ test_write_all_odd_sizes(void)
 		}
 		pid = reader(p[0], p[1], 0, sizes[i], 7, 0);
 		close(p[0]);
-		r = sl_write_all(p[1], buf, sizes[i]);
+		r = write_all(p[1], buf, sizes[i]);
 		close(p[1]);
 		good &= r == 0 && reaped_ok(pid);
 	}
-	ok(good, "sl_write_all: odd sizes read 7 bytes at a time");
+	ok(good, "write_all: odd sizes read 7 bytes at a time");
 	free(buf);
 }
 
@@ -159,17 +160,17 @@ test_write_all_nonblock_full(void)
 	pid_t pid;
 
 	if (pipe(p) == -1 || fcntl(p[1], F_SETFL, O_NONBLOCK) == -1) {
-		ok(0, "sl_write_all: non-blocking pipe: %s", strerror(errno));
+		ok(0, "write_all: non-blocking pipe: %s", strerror(errno));
 		return;
 	}
 	junk = fill(p[1]);
 	full = junk > 0 && errno == EAGAIN;
 	pid = reader(p[0], p[1], junk, BIG, 65536, 100);
 	close(p[0]);
-	r = sl_write_all(p[1], buf, BIG);
+	r = write_all(p[1], buf, BIG);
 	close(p[1]);
 	ok(full && r == 0 && reaped_ok(pid),
-	    "sl_write_all: a full non-blocking pipe waits, then all bytes "
+	    "write_all: a full non-blocking pipe waits, then all bytes "
 	    "arrive");
 	free(buf);
 }
@@ -180,19 +181,19 @@ test_write_all_ebadf(void)
 	int p[2], r, e;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_write_all: pipe: %s", strerror(errno));
+		ok(0, "write_all: pipe: %s", strerror(errno));
 		return;
 	}
 	close(p[0]);
 	close(p[1]);
 	errno = 0;
-	r = sl_write_all(p[1], "abc", 3);
+	r = write_all(p[1], "abc", 3);
 	e = errno;
-	ok(r == -1 && e == EBADF, "sl_write_all: closed fd gives -1 EBADF");
+	ok(r == -1 && e == EBADF, "write_all: closed fd gives -1 EBADF");
 	errno = 0;
-	r = sl_write_all(p[0] + 1000, "abc", 3);
+	r = write_all(p[0] + 1000, "abc", 3);
 	e = errno;
-	ok(r == -1 && e == EBADF, "sl_write_all: never-opened fd gives EBADF");
+	ok(r == -1 && e == EBADF, "write_all: never-opened fd gives EBADF");
 }
 
 static void
@@ -201,10 +202,10 @@ test_write_all_read_only(void)
 	int fd = open("/dev/null", O_RDONLY), r, e;
 
 	errno = 0;
-	r = sl_write_all(fd, "abc", 3);
+	r = write_all(fd, "abc", 3);
 	e = errno;
 	ok(fd >= 0 && r == -1 && e == EBADF,
-	    "sl_write_all: read-only fd gives -1 EBADF");
+	    "write_all: read-only fd gives -1 EBADF");
 	close(fd);
 }
 
@@ -215,18 +216,18 @@ test_write_all_epipe(void)
 	int p[2], r, e;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_write_all: pipe: %s", strerror(errno));
+		ok(0, "write_all: pipe: %s", strerror(errno));
 		return;
 	}
 	sigaction(SIGPIPE, &ign, &old);
 	close(p[0]);
 	errno = 0;
-	r = sl_write_all(p[1], "abc", 3);
+	r = write_all(p[1], "abc", 3);
 	e = errno;
 	sigaction(SIGPIPE, &old, NULL);
 	close(p[1]);
 	ok(r == -1 && e == EPIPE,
-	    "sl_write_all: no reader, SIGPIPE ignored: -1 EPIPE");
+	    "write_all: no reader, SIGPIPE ignored: -1 EPIPE");
 }
 
 static void
@@ -236,12 +237,12 @@ test_write_all_zero(void)
 	char c;
 
 	if (pipe2(p, O_NONBLOCK) == -1) {
-		ok(0, "sl_write_all: pipe2: %s", strerror(errno));
+		ok(0, "write_all: pipe2: %s", strerror(errno));
 		return;
 	}
-	r = sl_write_all(p[1], "abc", 0);
+	r = write_all(p[1], "abc", 0);
 	ok(r == 0 && read(p[0], &c, 1) == -1 && errno == EAGAIN,
-	    "sl_write_all: zero bytes writes nothing, returns 0");
+	    "write_all: zero bytes writes nothing, returns 0");
 	close(p[0]);
 	close(p[1]);
 }
@@ -255,17 +256,17 @@ test_write_all_file(void)
 	int good;
 
 	if (fd == -1 || back == NULL) {
-		ok(0, "sl_write_all: mkstemp: %s", strerror(errno));
+		ok(0, "write_all: mkstemp: %s", strerror(errno));
 		free(buf);
 		free(back);
 		return;
 	}
 	unlink(path);
-	good = sl_write_all(fd, buf, 1000003) == 0 &&
+	good = write_all(fd, buf, 1000003) == 0 &&
 	    pread(fd, back, 1000003, 0) == 1000003 &&
 	    memcmp(buf, back, 1000003) == 0 &&
 	    lseek(fd, 0, SEEK_END) == 1000003;
-	ok(good, "sl_write_all: a regular file gets every byte");
+	ok(good, "write_all: a regular file gets every byte");
 	close(fd);
 	free(buf);
 	free(back);
@@ -277,13 +278,13 @@ test_wait_ready(void)
 	int p[2], r1, r2;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_wait: pipe: %s", strerror(errno));
+		ok(0, "wait_fd: pipe: %s", strerror(errno));
 		return;
 	}
-	r1 = sl_wait(p[1], POLLOUT);
-	r2 = write(p[1], "x", 1) == 1 ? sl_wait(p[0], POLLIN) : -1;
+	r1 = wait_fd(p[1], POLLOUT);
+	r2 = write(p[1], "x", 1) == 1 ? wait_fd(p[0], POLLIN) : -1;
 	ok(r1 == 0 && r2 == 0,
-	    "sl_wait: an empty pipe is writable, one with data readable");
+	    "wait_fd: an empty pipe is writable, one with data readable");
 	close(p[0]);
 	close(p[1]);
 }
@@ -295,7 +296,7 @@ test_wait_full_then_drained(void)
 	pid_t pid;
 
 	if (pipe2(p, O_NONBLOCK) == -1) {
-		ok(0, "sl_wait: pipe2: %s", strerror(errno));
+		ok(0, "wait_fd: pipe2: %s", strerror(errno));
 		return;
 	}
 	fill(p[1]);
@@ -308,9 +309,9 @@ test_wait_full_then_drained(void)
 			;
 		_exit(0);
 	}
-	r = sl_wait(p[1], POLLOUT);
+	r = wait_fd(p[1], POLLOUT);
 	ok(r == 0 && write(p[1], "x", 1) == 1,
-	    "sl_wait: a full pipe waits until the reader makes room");
+	    "wait_fd: a full pipe waits until the reader makes room");
 	close(p[0]);
 	close(p[1]);
 	kill(pid, SIGKILL);
@@ -336,7 +337,7 @@ test_wait_eintr(void)
 	char c = 0;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_wait: pipe: %s", strerror(errno));
+		ok(0, "wait_fd: pipe: %s", strerror(errno));
 		return;
 	}
 	sigaction(SIGUSR1, &sa, &old);
@@ -348,22 +349,23 @@ test_wait_eintr(void)
 		usleep(50 * 1000);
 		_exit(write(p[1], "z", 1) == 1 ? 0 : 1);
 	}
-	r = sl_wait(p[0], POLLIN);
+	r = wait_fd(p[0], POLLIN);
 	ok(r == 0 && got_usr1 && read(p[0], &c, 1) == 1 && c == 'z',
-	    "sl_wait: a signal does not end the wait early");
+	    "wait_fd: a signal does not end the wait early");
 	reaped_ok(pid);
 	sigaction(SIGUSR1, &old, NULL);
 	close(p[0]);
 	close(p[1]);
 }
 
-/* Return the kind of FD, or -1 if sl_fdkind failed. */
+/* Return the kind of FD, as end_init describes it. */
 static int
 kind_of(int fd)
 {
-	enum sl_kind k;
+	struct end e;
 
-	return sl_fdkind(fd, &k) == 0 ? (int)k : -1;
+	end_init(&e, fd);
+	return e.kind;
 }
 
 static void
@@ -372,11 +374,11 @@ test_fdkind_pipe(void)
 	int p[2];
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_fdkind: pipe: %s", strerror(errno));
+		ok(0, "end_init: pipe: %s", strerror(errno));
 		return;
 	}
-	ok(kind_of(p[0]) == SL_PIPE && kind_of(p[1]) == SL_PIPE,
-	    "sl_fdkind: both ends of a pipe are SL_PIPE");
+	ok(kind_of(p[0]) == K_PIPE && kind_of(p[1]) == K_PIPE,
+	    "end_init: both ends of a pipe are K_PIPE");
 	close(p[0]);
 	close(p[1]);
 }
@@ -395,7 +397,7 @@ test_fdkind_fifo(void)
 		unlink(path);
 		rmdir(dir);
 	}
-	ok(k == SL_PIPE, "sl_fdkind: a FIFO is SL_PIPE");
+	ok(k == K_PIPE, "end_init: a FIFO is K_PIPE");
 	if (fd != -1)
 		close(fd);
 }
@@ -408,8 +410,8 @@ test_fdkind_file(void)
 
 	if (fd != -1)
 		unlink(path);
-	ok(fd != -1 && kind_of(fd) == SL_FILE,
-	    "sl_fdkind: a regular file is SL_FILE");
+	ok(fd != -1 && kind_of(fd) == K_FILE,
+	    "end_init: a regular file is K_FILE");
 	if (fd != -1)
 		close(fd);
 }
@@ -419,8 +421,8 @@ test_fdkind_devnull(void)
 {
 	int fd = open("/dev/null", O_WRONLY);
 
-	ok(fd != -1 && kind_of(fd) == SL_CHAR,
-	    "sl_fdkind: /dev/null is SL_CHAR");
+	ok(fd != -1 && kind_of(fd) == K_OTHER,
+	    "end_init: /dev/null is K_OTHER");
 	if (fd != -1)
 		close(fd);
 }
@@ -431,11 +433,11 @@ test_fdkind_socket(void)
 	int s[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) == -1) {
-		ok(0, "sl_fdkind: socketpair: %s", strerror(errno));
+		ok(0, "end_init: socketpair: %s", strerror(errno));
 		return;
 	}
-	ok(kind_of(s[0]) == SL_SOCKET && kind_of(s[1]) == SL_SOCKET,
-	    "sl_fdkind: a socketpair is SL_SOCKET");
+	ok(kind_of(s[0]) == K_SOCKET && kind_of(s[1]) == K_SOCKET,
+	    "end_init: a socketpair is K_SOCKET");
 	close(s[0]);
 	close(s[1]);
 }
@@ -445,8 +447,8 @@ test_fdkind_dir(void)
 {
 	int fd = open(".", O_RDONLY | O_DIRECTORY);
 
-	ok(fd != -1 && kind_of(fd) == SL_DIR,
-	    "sl_fdkind: a directory is SL_DIR");
+	ok(fd != -1 && kind_of(fd) == K_OTHER,
+	    "end_init: a directory is K_OTHER");
 	if (fd != -1)
 		close(fd);
 }
@@ -454,16 +456,12 @@ test_fdkind_dir(void)
 static void
 test_fdkind_badfd(void)
 {
-	enum sl_kind k = SL_OTHER;
-	int r, e, fd = dup(0);
+	int fd = dup(0);
 
 	if (fd != -1)
 		close(fd);
-	errno = 0;
-	r = sl_fdkind(fd == -1 ? 1000 : fd, &k);
-	e = errno;
-	ok(r == -1 && e == EBADF && k == SL_OTHER,
-	    "sl_fdkind: a closed fd gives -1 EBADF, kind untouched");
+	ok(kind_of(fd == -1 ? 1000 : fd) == K_OTHER,
+	    "end_init: a closed fd is K_OTHER (read/write reports it)");
 }
 
 #ifndef SLUICE_PORTABLE
@@ -474,19 +472,19 @@ test_pipe_grow_size(void)
 	long before, got, after;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_pipe_grow: pipe: %s", strerror(errno));
+		ok(0, "pipe_grow_to: pipe: %s", strerror(errno));
 		return;
 	}
 	before = fcntl(p[1], F_GETPIPE_SZ);
-	got = sl_pipe_grow(p[1]);
+	got = pipe_grow_to(p[1], 1L << 20);
 	after = fcntl(p[1], F_GETPIPE_SZ);
 	ok(got > 0 && got == after && got >= before,
-	    "sl_pipe_grow: returns the size F_GETPIPE_SZ then reports "
+	    "pipe_grow_to: returns the size F_GETPIPE_SZ then reports "
 	    "(%ld -> %ld, reported %ld)", before, got, after);
-	got = sl_pipe_grow(p[0]);
+	got = pipe_grow_to(p[0], 1L << 20);
 	after = fcntl(p[0], F_GETPIPE_SZ);
 	ok(got > 0 && got == after,
-	    "sl_pipe_grow: the read end works too, and again is harmless");
+	    "pipe_grow_to: the read end works too, and again is harmless");
 	close(p[0]);
 	close(p[1]);
 }
@@ -498,16 +496,16 @@ test_pipe_grow_never_shrinks(void)
 	long big, got;
 
 	if (pipe(p) == -1) {
-		ok(0, "sl_pipe_grow: pipe: %s", strerror(errno));
+		ok(0, "pipe_grow_to: pipe: %s", strerror(errno));
 		return;
 	}
 	/* Over pipe-max-size this needs root; without it, start small. */
 	big = fcntl(p[1], F_SETPIPE_SZ, 4L << 20);
 	if (big == -1)
 		big = fcntl(p[1], F_SETPIPE_SZ, 4096);
-	got = sl_pipe_grow(p[1]);
+	got = pipe_grow_to(p[1], 1L << 20);
 	ok(big > 0 && got >= big && got == fcntl(p[1], F_GETPIPE_SZ),
-	    "sl_pipe_grow: a pipe of %ld bytes is not shrunk (now %ld)",
+	    "pipe_grow_to: a pipe of %ld bytes is not shrunk (now %ld)",
 	    big, got);
 	close(p[0]);
 	close(p[1]);
@@ -520,27 +518,27 @@ test_pipe_grow_not_pipe(void)
 	long r;
 
 	errno = 0;
-	r = sl_pipe_grow(fd);
+	r = pipe_grow_to(fd, 1L << 20);
 	ok(fd != -1 && r == -1 && errno != 0,
-	    "sl_pipe_grow: not a pipe gives -1 with errno set");
+	    "pipe_grow_to: not a pipe gives -1 with errno set");
 	if (fd != -1)
 		close(fd);
 	errno = 0;
-	r = sl_pipe_grow(-1);
-	ok(r == -1 && errno == EBADF, "sl_pipe_grow: bad fd gives -1 EBADF");
+	r = pipe_grow_to(-1, 1L << 20);
+	ok(r == -1 && errno == EBADF, "pipe_grow_to: bad fd gives -1 EBADF");
 }
 
 static void
 test_zerocopy_allowed(void)
 {
 	unsetenv("SLUICE_ZEROCOPY");
-	ok(sl_zerocopy_allowed() == 1, "sl_zerocopy_allowed: unset -> 1");
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: unset -> 1");
 	setenv("SLUICE_ZEROCOPY", "0", 1);
-	ok(sl_zerocopy_allowed() == 0, "sl_zerocopy_allowed: 0 -> 0");
+	ok(zerocopy_allowed() == 0, "zerocopy_allowed: 0 -> 0");
 	setenv("SLUICE_ZEROCOPY", "1", 1);
-	ok(sl_zerocopy_allowed() == 1, "sl_zerocopy_allowed: 1 -> 1");
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: 1 -> 1");
 	setenv("SLUICE_ZEROCOPY", "", 1);
-	ok(sl_zerocopy_allowed() == 1, "sl_zerocopy_allowed: empty -> 1");
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: empty -> 1");
 	unsetenv("SLUICE_ZEROCOPY");
 }
 #else
@@ -551,14 +549,14 @@ test_portable(void)
 	int p[2];
 
 	unsetenv("SLUICE_ZEROCOPY");
-	ok(sl_zerocopy_allowed() == 0, "portable: sl_zerocopy_allowed -> 0");
+	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed -> 0");
 	if (pipe(p) == -1) {
 		ok(0, "portable: pipe: %s", strerror(errno));
 		return;
 	}
 	errno = 0;
-	ok(sl_pipe_grow(p[1]) == -1 && errno == ENOSYS,
-	    "portable: sl_pipe_grow gives -1 ENOSYS");
+	ok(pipe_grow_to(p[1], 1L << 20) == -1 && errno == ENOSYS,
+	    "portable: pipe_grow_to gives -1 ENOSYS");
 	close(p[0]);
 	close(p[1]);
 }

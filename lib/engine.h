@@ -1,0 +1,96 @@
+/*
+ * Private to libsluice: the pieces the engine's operations (repeat,
+ * fanout, concat) are built from.  Nothing here is exported: the shared
+ * library's version script lists the public sl_* names one by one.
+ */
+#ifndef SLUICE_ENGINE_H
+#define SLUICE_ENGINE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* What a descriptor is, as far as the choice of system call goes. */
+enum kind {
+	K_PIPE,		/* a pipe or FIFO */
+	K_FILE,		/* a regular file */
+	K_SOCKET,
+	K_OTHER		/* a device, a directory, or fstat failed */
+};
+
+/* One descriptor as the transfer layer sees it. */
+struct end {
+	int fd;
+	enum kind kind;
+	int append;		/* O_APPEND: only write(2) lands at the end */
+	int write_end;		/* open for writing (a pipe's write end) */
+	long size;		/* a pipe's capacity in bytes, 0 until asked */
+	off_t carried;		/* zero-copy bytes through it, for growth */
+	long long since;	/* when CARRIED started counting, in ms */
+	int grown;		/* growth was tried: never again */
+};
+
+/* How a link moves bytes; see xfer.c. */
+enum path {
+	PATH_RW,		/* read(2) into a buffer, write(2) out */
+	PATH_SPLICE,		/* splice(2): one end is a pipe */
+	PATH_VIA_PIPE,		/* splice(2) in and out of a private pipe */
+	PATH_COPY_RANGE,	/* copy_file_range(2): two regular files */
+	PATH_VMSPLICE		/* vmsplice(2): immutable memory to a pipe */
+};
+
+/*
+ * A one-way transfer from IN to OUT and the state of its fallbacks.
+ * A link starts on read/write and moves to its zero-copy path once one
+ * read has shown a stream worth it (see link_step).
+ */
+struct link {
+	struct end *in, *out;
+	enum path path;		/* the path in use */
+	enum path fast;		/* the zero-copy path to take, or PATH_RW */
+	off_t fast_moved;	/* bytes FAST moved: refusal falls back at 0 */
+	int via[2];		/* the private pipe of PATH_VIA_PIPE */
+	size_t via_held;	/* bytes waiting in VIA */
+	char *buf;		/* the read/write buffer, BUF_SIZE bytes */
+	int side;		/* after a failure: SL_INPUT or SL_OUTPUT */
+};
+
+/* The read/write buffer: big enough to amortise system calls, small
+ * enough to stay in the L2 cache. */
+#define BUF_SIZE	(128u << 10)
+
+/*
+ * A read(2) of at least this much shows a stream worth the zero-copy
+ * set-up.  It is more than a page, so a packet-mode pipe, whose reads
+ * return one packet of at most a page, never qualifies: zero-copy would
+ * pass its packets on to readers that may cut them short.
+ */
+#define ZC_AFTER	(32u << 10)
+
+/* fd.c */
+void end_init(struct end *e, int fd);
+int zerocopy_allowed(void);
+int is_refusal(int err);
+int pipe_private(int p[2]);
+void close_pair(int p[2]);
+
+/* io.c */
+int wait_fd(int fd, short events);
+int wait_either(int in, int out, int *side);
+ssize_t read_some(int fd, void *buf, size_t len);
+int write_all(int fd, const void *buf, size_t len);
+int read_exact(int fd, void *buf, size_t len);
+
+/* pipe.c */
+long pipe_size(struct end *e);
+long pipe_grow_to(int fd, long want);
+void pipe_carried(struct end *e, size_t n);
+
+/* xfer.c */
+void link_init(struct link *l, struct end *in, struct end *out);
+void link_retarget(struct link *l, struct end *in);
+ssize_t link_step(struct link *l, size_t len);
+ssize_t link_put(struct link *l, const void *buf, size_t len);
+void link_free(struct link *l);
+ssize_t xfer_pipe(int in, int out, size_t len, int dup);
+
+#endif

@@ -1,0 +1,108 @@
+/* Descriptors: what they are, and the private pipes the engine makes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys.h"
+#include "engine.h"
+
+/*
+ * Describe FD.  A descriptor fstat(2) cannot describe (closed stdout)
+ * is K_OTHER: it gets read/write, which reports its error as the user
+ * expects to see it.
+ */
+void
+end_init(struct end *e, int fd)
+{
+	struct stat st;
+	int fl;
+
+	memset(e, 0, sizeof *e);
+	e->fd = fd;
+	e->kind = K_OTHER;
+	if (fstat(fd, &st) == -1)
+		return;
+	if (S_ISFIFO(st.st_mode))
+		e->kind = K_PIPE;
+	else if (S_ISREG(st.st_mode))
+		e->kind = K_FILE;
+	else if (S_ISSOCK(st.st_mode))
+		e->kind = K_SOCKET;
+	if ((fl = fcntl(fd, F_GETFL)) == -1) {
+		/* Unknown flags: O_APPEND may hide there, so no splice. */
+		e->append = 1;
+		return;
+	}
+	e->append = (fl & O_APPEND) != 0;
+	e->write_end = (fl & O_ACCMODE) != O_RDONLY;
+}
+
+/* Return 1 unless SLUICE_ZEROCOPY=0 or the build asks for read/write. */
+int
+zerocopy_allowed(void)
+{
+	const char *v = getenv("SLUICE_ZEROCOPY");
+
+	if (!sys_zerocopy())
+		return 0;
+	return v == NULL || strcmp(v, "0") != 0;
+}
+
+/*
+ * Return 1 if ERR, from a zero-copy call, says the call cannot serve
+ * this pair of descriptors (the kernel, the file system or the device
+ * does not support it), as opposed to an error read(2) or write(2)
+ * would report as well.  Only a refusal may fall back to another path.
+ */
+int
+is_refusal(int err)
+{
+	return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP ||
+	    err == ENOTSUP || err == EXDEV;
+}
+
+/*
+ * Make a pipe only the engine reads, close-on-exec, both ends at fd 3 or
+ * above: with stdout or stderr closed, a pipe at 1 or 2 would catch the
+ * program's own output and messages.  Return 0, or -1 with errno set.
+ */
+int
+pipe_private(int p[2])
+{
+	int i;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		int hi;
+
+		if (p[i] > STDERR_FILENO)
+			continue;
+		if ((hi = fcntl(p[i], F_DUPFD_CLOEXEC, STDERR_FILENO + 1)) == -1) {
+			int e = errno;
+
+			close(p[0]);
+			close(p[1]);
+			errno = e;
+			return -1;
+		}
+		close(p[i]);
+		p[i] = hi;
+	}
+	return 0;
+}
+
+/* Close both ends of pipe P if open, and mark it closed. */
+void
+close_pair(int p[2])
+{
+	if (p[0] != -1)
+		close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+	p[0] = p[1] = -1;
+}

@@ -1,0 +1,357 @@
+/*
+ * The transfer layer: for a pair of descriptors, pick the system call
+ * that moves bytes between them, and own the retry and fallback policy.
+ *
+ *	copy_file_range(2)	between two regular files
+ *	splice(2)		when either end is a pipe
+ *	splice(2) twice		through a private pipe, between two non-pipes
+ *	vmsplice(2)		from immutable memory into a pipe
+ *	read(2)/write(2)	everything else, and the fallback
+ *
+ * The policy, in one place:
+ * - EINTR is retried, EAGAIN waited for in poll(2) on the side that is
+ *   not ready, short counts are the caller's to loop on;
+ * - a refusal (is_refusal: the call does not serve this pair) before the
+ *   zero-copy path moved a byte falls back to read/write, nothing lost;
+ * - any other error, and any failure after bytes moved, is a real error
+ *   of one side, reported at once and never retried another way.
+ * Every failure names its side (SL_INPUT or SL_OUTPUT): found out only
+ * when it happens, at no cost to the transfers that work.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "sys.h"
+#include "engine.h"
+
+/* Make the read/write buffer of L; return 0, or -1 with errno set. */
+static int
+need_buf(struct link *l)
+{
+	if (l->buf == NULL && (l->buf = malloc(BUF_SIZE)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* Pick the zero-copy path for IN -> OUT (IN NULL: from memory). */
+static enum path
+choose(const struct end *in, const struct end *out)
+{
+	/* splice and copy_file_range refuse O_APPEND outputs (EINVAL,
+	 * EBADF), and a pipe's read end takes no data. */
+	if (!zerocopy_allowed() || out->append || !out->write_end)
+		return PATH_RW;
+	if (in == NULL)
+		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
+	if (in->kind == K_FILE && out->kind == K_FILE)
+		return PATH_COPY_RANGE;
+	if (in->kind == K_PIPE || out->kind == K_PIPE)
+		return PATH_SPLICE;
+	return PATH_VIA_PIPE;
+}
+
+/*
+ * Start a link from IN to OUT, or from memory to OUT if IN is NULL.
+ * From memory it takes the fast path at once; from a descriptor it
+ * starts with read/write (see ZC_AFTER).
+ */
+void
+link_init(struct link *l, struct end *in, struct end *out)
+{
+	memset(l, 0, sizeof *l);
+	l->in = in;
+	l->out = out;
+	l->fast = choose(in, out);
+	l->path = in == NULL ? l->fast : PATH_RW;
+	l->via[0] = l->via[1] = -1;
+}
+
+/*
+ * Point L at a new input IN, same output: the buffer and the private
+ * pipe (empty between steps) are kept; the path is chosen anew.
+ */
+void
+link_retarget(struct link *l, struct end *in)
+{
+	l->in = in;
+	l->fast = choose(in, l->out);
+	l->path = PATH_RW;
+	l->fast_moved = 0;
+}
+
+/* Free what L holds. */
+void
+link_free(struct link *l)
+{
+	close_pair(l->via);
+	free(l->buf);
+	l->buf = NULL;
+}
+
+/* Leave zero-copy for good: it refused this pair. */
+static void
+refused(struct link *l)
+{
+	l->path = l->fast = PATH_RW;
+}
+
+/*
+ * Fail on SIDE with the errno already set: return -1.
+ */
+static ssize_t
+fail(struct link *l, int side)
+{
+	l->side = side;
+	return -1;
+}
+
+/*
+ * Which side a failed splice(2) or copy_file_range(2) of L belongs to.
+ * A pipe end fails only as a write end whose reader left (EPIPE): the
+ * other end is to blame.  Between two files, an error only writing can
+ * give is the output's; otherwise a one-byte pread(2) of the input,
+ * which moves no offset, tells whether reading is what fails.
+ */
+static int
+blame(struct link *l, int err)
+{
+	char c;
+	off_t at;
+
+	if (err == EPIPE)
+		return SL_OUTPUT;
+	if (l->in->kind == K_PIPE)
+		return SL_OUTPUT;
+	if (l->out->kind == K_PIPE)
+		return SL_INPUT;
+	if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EROFS ||
+	    err == EPERM || err == ETXTBSY)
+		return SL_OUTPUT;
+	if ((at = lseek(l->in->fd, 0, SEEK_CUR)) != -1 &&
+	    pread(l->in->fd, &c, 1, at) == -1)
+		return SL_INPUT;	/* errno: what reading says */
+	errno = err;
+	return SL_OUTPUT;
+}
+
+/* One read(2) and the write(2)s of what it got.  Return as link_step. */
+static ssize_t
+step_rw(struct link *l, size_t len)
+{
+	ssize_t n;
+
+	if (need_buf(l) == -1)
+		return fail(l, SL_OUTPUT);
+	if ((n = read_some(l->in->fd, l->buf, len < BUF_SIZE ? len : BUF_SIZE)) < 0)
+		return fail(l, SL_INPUT);
+	if (n > 0 && write_all(l->out->fd, l->buf, n) == -1)
+		return fail(l, SL_OUTPUT);
+	return n;
+}
+
+/*
+ * Run the zero-copy call of L (splice(2) or copy_file_range(2)) from IN
+ * to OUT until it moves something, retrying EINTR and waiting out
+ * EAGAIN.  Return its count, or -1 with errno set.
+ */
+static ssize_t
+call(struct link *l, int in, int out, size_t len)
+{
+	for (;;) {
+		ssize_t n = l->path == PATH_COPY_RANGE ?
+		    sys_copy_range(in, out, len) : sys_splice(in, out, len);
+		int side;
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -1;
+		if (wait_either(in, out, &side) == -1) {
+			l->side = side;
+			return -2;
+		}
+	}
+}
+
+/* Account N bytes that zero-copy moved. */
+static void
+carried(struct link *l, size_t n)
+{
+	l->fast_moved += n;
+	if (l->in != NULL)
+		pipe_carried(l->in, n);
+	pipe_carried(l->out, n);
+}
+
+/* splice(2) or copy_file_range(2) straight from IN to OUT. */
+static ssize_t
+step_direct(struct link *l, size_t len)
+{
+	ssize_t n = call(l, l->in->fd, l->out->fd, len);
+
+	if (n > 0) {
+		carried(l, n);
+		return n;
+	}
+	if (n == 0) {
+		/*
+		 * copy_file_range(2) has said 0 before the end of files
+		 * that report no size (/proc, /sys): let read(2) confirm.
+		 */
+		if (l->path != PATH_COPY_RANGE)
+			return 0;
+		refused(l);
+		return step_rw(l, len);
+	}
+	if (n == -2)
+		return -1;
+	if (l->fast_moved == 0 && is_refusal(errno)) {
+		refused(l);
+		return step_rw(l, len);
+	}
+	return fail(l, blame(l, errno));
+}
+
+/*
+ * Between two non-pipes: splice IN into a private pipe, then the pipe
+ * into OUT.  Which call fails says which side failed.  A refusal by OUT
+ * before any byte reached it leaves the chunk in the pipe: it goes out
+ * by read/write, and so does everything after.
+ */
+static ssize_t
+step_via(struct link *l, size_t len)
+{
+	ssize_t n;
+
+	if (l->via[0] == -1 && pipe_private(l->via) == -1) {
+		refused(l);	/* no descriptors to spare: read/write */
+		return step_rw(l, len);
+	}
+	if (l->via_held == 0) {
+		n = call(l, l->in->fd, l->via[1], len);
+		if (n == -2)
+			return -1;
+		if (n == -1 && l->fast_moved == 0 && is_refusal(errno)) {
+			refused(l);
+			return step_rw(l, len);
+		}
+		if (n <= 0)
+			return n == 0 ? 0 : fail(l, SL_INPUT);
+		l->via_held = n;
+	}
+	n = l->via_held;
+	while (l->via_held > 0) {
+		ssize_t m = call(l, l->via[0], l->out->fd, l->via_held);
+
+		if (m == -2)
+			return -1;
+		if (m == -1 && l->fast_moved == 0 && is_refusal(errno)) {
+			refused(l);
+			if (need_buf(l) == -1 ||
+			    read_exact(l->via[0], l->buf, l->via_held) == -1)
+				return fail(l, SL_OUTPUT);
+			if (write_all(l->out->fd, l->buf, l->via_held) == -1)
+				return fail(l, SL_OUTPUT);
+			break;
+		}
+		if (m <= 0) {
+			if (m == 0)
+				errno = EIO;	/* a pipe we hold cannot end */
+			return fail(l, SL_OUTPUT);
+		}
+		l->via_held -= m;
+		carried(l, m);
+	}
+	l->via_held = 0;
+	return n;
+}
+
+/*
+ * Move up to LEN bytes from L's input to its output, by the path in use.
+ * Return the count (> 0), 0 at end of input, or -1 with errno set and
+ * L->side saying which side failed.
+ */
+ssize_t
+link_step(struct link *l, size_t len)
+{
+	ssize_t n;
+
+	switch (l->path) {
+	case PATH_RW:
+		n = step_rw(l, len);
+		/* A full read shows a stream worth zero-copy. */
+		if (n >= (ssize_t)ZC_AFTER)
+			l->path = l->fast;
+		return n;
+	case PATH_VIA_PIPE:
+		return step_via(l, len);
+	default:
+		return step_direct(l, len);
+	}
+}
+
+/*
+ * Write LEN bytes of BUF, which never changes while the program runs, to
+ * L's output: vmsplice(2) into a pipe (the pipe then holds references to
+ * BUF's pages, hence the rule), write(2) elsewhere.  Return the count
+ * moved (> 0, maybe short), or -1 with errno set.
+ */
+ssize_t
+link_put(struct link *l, const void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	for (;;) {
+		ssize_t n = l->path == PATH_VMSPLICE ?
+		    sys_vmsplice(l->out->fd, &iov, 1) :
+		    write(l->out->fd, buf, len);
+
+		if (n >= 0) {
+			if (l->path == PATH_VMSPLICE)
+				carried(l, n);
+			return n;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (wait_fd(l->out->fd, POLLOUT) == -1)
+				return -1;
+		} else if (l->path == PATH_VMSPLICE && l->fast_moved == 0 &&
+		    is_refusal(errno)) {
+			refused(l);
+		} else
+			return -1;
+	}
+}
+
+/*
+ * Move up to LEN bytes from pipe IN to OUT with splice(2), or duplicate
+ * them with tee(2) if DUP, retrying EINTR and waiting out EAGAIN.  For
+ * the fan-out, which keeps its own policy per output and knows which
+ * side each call can fail on.  Return the count, 0 at end of input, or
+ * -1 with errno set.
+ */
+ssize_t
+xfer_pipe(int in, int out, size_t len, int dup)
+{
+	for (;;) {
+		ssize_t n = dup ? sys_tee(in, out, len) :
+		    sys_splice(in, out, len);
+		int side;
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN || wait_either(in, out, &side) == -1)
+			return -1;
+	}
+}
