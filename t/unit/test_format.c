@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sluice.h"
-#include "../../lib/format.h"
+#include "format.h"
 #include "tap.h"
 
 #define ALL_FLAGS	0x40	/* every combination of the six SL_CAT_* */
