@@ -199,7 +199,7 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
 # The shell tests run with yes and tee under valgrind: those that do not
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
-	t/t1001-tee-options.sh t/t3001-cat-options.sh
+	t/t1001-tee-options.sh
 LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c fuzz/fanout.c \
 	fuzz/repeat.c
 SOAK_GIB = 50
