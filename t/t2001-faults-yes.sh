@@ -97,11 +97,17 @@ fault() {
 	'
 }
 
-# vmsplice: refused at the first call, yes falls back to write(2) whatever
-# the error; EAGAIN waits in poll, EINTR retries.  At a later call bytes
-# have gone out: a real error (GNU never calls vmsplice: exact there).
-for err in EINVAL ENOSYS ENOMEM EFAULT EIO EPIPE ENOSPC EBADF EAGAIN EINTR; do
+# vmsplice: a refusal at the first call (the kernel cannot serve this
+# pipe: EINVAL, ENOSYS, or ENOMEM pinning pages) falls back to write(2);
+# an error write(2) would give as well is the output's error at once,
+# with nothing written.  EAGAIN waits in poll, EINTR retries.  At a later
+# call bytes have gone out: any failure is a real error.  GNU 9.1 never
+# calls vmsplice: exact there.
+for err in EINVAL ENOSYS ENOMEM EAGAIN EINTR; do
 	fault STRACE zc vmsplice:error=$err:when=1 exact
+done
+for err in EFAULT EIO EPIPE ENOSPC EBADF; do
+	fault STRACE,ZEROCOPY zc vmsplice:error=$err:when=1 error:$err
 done
 for err in EAGAIN EINTR; do
 	fault STRACE zc vmsplice:error=$err:when=3 exact
@@ -131,8 +137,9 @@ for err in EINVAL EIO ENOSPC EAGAIN; do
 	fault STRACE,ZEROCOPY zc write:error=$err exact
 done
 
-# fcntl: F_GETFL (call 1), F_GETPIPE_SZ (2), F_SETPIPE_SZ (3 on).  A
-# refusal anywhere only costs speed: the output stays exact.
+# fcntl: F_GETFL (call 1; refused, yes takes write(2)), then, once 4 MiB
+# went out fast, F_GETPIPE_SZ and F_SETPIPE_SZ.  A refusal anywhere only
+# costs speed: the output stays exact.
 for err in EPERM EINVAL ENOMEM EBADF EBUSY; do
 	for when in 1 2 3 3+ 1+; do
 		fault STRACE zc fcntl:error=$err:when=$when exact
