@@ -21,11 +21,11 @@ SONAME = libsluice.so.1
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
-	t/t0005-yes-fallback.sh t/t0900-man.sh t/t1001-tee-options.sh \
+	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
 	t/t1002-tee-errors.sh
 # Shell tests of the musl build: the data paths.  The others expect
 # glibc's wording of strerror(3) and getopt_long(3) messages, as GNU has.
-STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t0900-man.sh \
+STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t9001-man.sh \
 	t/t1003-tee-matrix.sh
 
 all: bin libs
