@@ -33,7 +33,7 @@ set style histogram clustered gap 1
 set style fill solid 0.9 border -1
 set boxwidth 0.9
 set logscale y
-set yrange [0.001:*]
+set yrange [0.1:*]
 set format y "%g"
 set ylabel "GiB/s"
 set xtics rotate by 30 right nomirror

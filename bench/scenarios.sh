@@ -55,13 +55,16 @@ rus() { # [time|sampled]
 	return 0
 }
 
+# The first line of what the commands said on stderr, for R_ERR.
+said() { head -n1 "$T/err" | cut -c1-120; }
+
 # Whether bench/fan's status $1 is a failure (a hang or a usage error).
 hung() {
 	if [ "$1" = 124 ]; then
 		R_ERR="hung: killed after ${TO}s"
 		return 0
 	elif [ "$1" = 2 ] || [ "$1" = 127 ]; then
-		R_ERR="could not run: $(tr '\n' ' ' <"$T/err")"
+		R_ERR="could not run: $(said)"
 		return 0
 	fi
 	return 1
@@ -73,7 +76,7 @@ ok() { # STATUS...
 	for s in "$@"; do
 		hung "$s" && return 1
 		if [ "$s" != 0 ]; then
-			R_ERR="exit status $s: $(tr '\n' ' ' <"$T/err")"
+			R_ERR="exit status $s: $(said)"
 			return 1
 		fi
 	done
@@ -84,7 +87,7 @@ ok() { # STATUS...
 drained() { # STATUS...
 	ok "${@:1:$#-1}" || return 1
 	if [ "${*: -1}" != 0 ]; then
-		R_ERR=$(tr '\n' ' ' <"$T/err")
+		R_ERR=$(said)
 		return 1
 	fi
 	read -r _ R_BYTES R_NS <"$T/out"

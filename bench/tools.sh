@@ -98,12 +98,10 @@ find_peers() {
 # TOOLS: every tool of COMMAND's rows: sluice (if built), the GNUs, the
 # peers, then EXTRA (limit, pv) as given.
 tools_for() { # COMMAND [EXTRA...]
-	local c=$1 g p
-	shift
+	local -n g=GNU_$1 p=PEERS_$1
 	TOOLS=()
-	[ -x "$BUILD/$c" ] && TOOLS+=(sluice)
-	eval "g=(\"\${GNU_$c[@]}\")"
-	eval "p=(\"\${PEERS_$c[@]}\")"
+	[ -x "$BUILD/$1" ] && TOOLS+=(sluice)
+	shift
 	TOOLS+=("${g[@]}" "${p[@]}" "$@")
 }
 
