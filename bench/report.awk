@@ -188,8 +188,9 @@ END {
 		columns(fams[i])
 		if (!ncol)
 			continue
+		if (!captioned++)
+			print "\nIn the tables: GiB/s unless the row says otherwise, the median of the runs; \"sluice vs GNU\": how many times faster sluice ran than that GNU in the same round (start-up: quicker; memory: smaller), median (min-max) over the rounds; -: not run or failed (see Problems)."
 		printf "\n## %s\n\n", fams[i]
-		print "GiB/s unless the row says otherwise (median of the runs); sluice vs GNU: how many times faster sluice ran (start-up: quicker; memory: smaller) than that GNU in the same round, median (min-max) over the rounds.\n"
 		line = "| scenario"
 		sep = "|---"
 		for (c = 1; c <= ncol; c++) {

@@ -42,6 +42,10 @@ cat_v	cat	rate	cat-v	cat -v text > pipe
 cat_s	cat	rate	cat-s	cat -s text > pipe
 startup_cat	cat	us	-	echo x | cat
 '
+declare -A TEXT
+while IFS='	' read -r name _ _ _ text; do
+	[ -n "$name" ] && TEXT[$name]=$text
+done <<<"$SCENARIOS"
 
 # The tool's CPU time and peak RSS from bench/fan's report; with
 # "time", its time too; with "sampled", its bytes and time.
