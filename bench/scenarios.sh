@@ -1,4 +1,5 @@
 # bench/scenarios.sh: the scenarios of bench/run, sourced by it.
+# shellcheck shell=bash
 #
 # sc_NAME TOOL N [PARAM] runs TOOL once in scenario NAME, moving N bytes
 # (PARAM: the row's parameter, for the curves), and sets R_BYTES and

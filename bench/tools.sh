@@ -1,4 +1,5 @@
 # bench/tools.sh: which tools bench/run compares, and how to run each.
+# shellcheck shell=bash
 # Sourced by bench/run, which sets BUILD (sluice's commands) and BB (the
 # helper programs).
 #
