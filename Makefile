@@ -104,8 +104,19 @@ check-clang:
 check-deb:
 	QUICK="$(QUICK)" debian/check
 
-bench: all
-	BUILD=$(BUILD) bench/run
+# The benchmark's helper programs (bench/*.c), then the quick benchmark.
+BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
+	$(BUILD)/bench/limit-tee $(BUILD)/bench/limit-cat
+
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+bench-bin: $(BENCHBIN)
+.PHONY: bench-bin
+
+bench: all bench-bin
+	BUILD=$(BUILD) bench/run quick
 
 install: install-bin install-lib
 
