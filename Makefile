@@ -6,8 +6,9 @@ include config.mk
 LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/io.c lib/pipe.c \
 	lib/repeat.c lib/xfer.c
 CMD = src/cmd.c src/quote.c
-UNIT = t/unit/test_io.c t/unit/test_repeat.c t/unit/test_fanout.c
-MAN = man/yes.1 man/tee.1
+UNIT = t/unit/test_io.c t/unit/test_repeat.c t/unit/test_fanout.c \
+	t/unit/test_format.c
+MAN = man/yes.1 man/tee.1 man/cat.1
 
 LIBOBJ = $(LIB:%.c=$(BUILD)/%.o)
 PICOBJ = $(LIB:%.c=$(BUILD)/pic/%.o)
@@ -22,15 +23,16 @@ SONAME = libsluice.so.1
 # packaged, built by clang): options, messages, errors; not the matrices.
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
-	t/t1002-tee-errors.sh
+	t/t1002-tee-errors.sh t/t3001-cat-options.sh t/t3002-cat-errors.sh \
+	t/t9002-cat-man.sh
 # Shell tests of the musl build: the data paths.  The others expect
 # glibc's wording of strerror(3) and getopt_long(3) messages, as GNU has.
 STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t9001-man.sh \
-	t/t1003-tee-matrix.sh
+	t/t1003-tee-matrix.sh t/t3003-cat-matrix.sh t/t9002-cat-man.sh
 
 all: bin libs
 
-bin: $(BUILD)/yes $(BUILD)/tee
+bin: $(BUILD)/yes $(BUILD)/tee $(BUILD)/cat
 
 libs: $(BUILD)/libsluice.a $(BUILD)/libsluice.so
 
@@ -64,6 +66,9 @@ $(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
 $(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
 
+$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
+
 $(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/libsluice.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a
@@ -90,7 +95,7 @@ static:
 # must need no loader and no libc.so.
 check-static:
 	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin unit
-	for b in build-static/yes build-static/tee; do \
+	for b in build-static/yes build-static/tee build-static/cat; do \
 		if readelf -d $$b | grep -q NEEDED; then \
 			echo "$$b is not static"; exit 1; fi; done
 	BUILD=build-static t/run build-static/unit/* $(STATICTESTS)
@@ -123,11 +128,12 @@ install: install-bin install-lib
 # The commands and their man pages.
 install-bin: bin
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1
-	cp -f $(BUILD)/yes $(BUILD)/tee $(DESTDIR)$(BINDIR)/
-	chmod 755 $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee
+	cp -f $(BUILD)/yes $(BUILD)/tee $(BUILD)/cat $(DESTDIR)$(BINDIR)/
+	chmod 755 $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee \
+		$(DESTDIR)$(BINDIR)/cat
 	cp -f $(MAN) $(DESTDIR)$(MANPREFIX)/man1/
 	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/yes.1 \
-		$(DESTDIR)$(MANPREFIX)/man1/tee.1
+		$(DESTDIR)$(MANPREFIX)/man1/tee.1 $(DESTDIR)$(MANPREFIX)/man1/cat.1
 
 # The engine: static and shared library, header, pkg-config file.
 install-lib: libs
@@ -145,8 +151,9 @@ install-lib: libs
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee
-	rm -f $(DESTDIR)$(MANPREFIX)/man1/yes.1 $(DESTDIR)$(MANPREFIX)/man1/tee.1
+	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee $(DESTDIR)$(BINDIR)/cat
+	rm -f $(DESTDIR)$(MANPREFIX)/man1/yes.1 $(DESTDIR)$(MANPREFIX)/man1/tee.1 \
+		$(DESTDIR)$(MANPREFIX)/man1/cat.1
 	rm -f $(DESTDIR)$(LIBDIR)/libsluice.a $(DESTDIR)$(LIBDIR)/$(SONAME) \
 		$(DESTDIR)$(LIBDIR)/libsluice.so $(DESTDIR)$(INCLUDEDIR)/sluice.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
@@ -204,7 +211,8 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
 	t/t1001-tee-options.sh
-LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c fuzz/fanout.c fuzz/repeat.c
+LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c fuzz/fanout.c \
+	fuzz/repeat.c
 SOAK_GIB = 50
 
 fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
@@ -225,7 +233,7 @@ check-valgrind: bin unit
 		echo "valgrind $$u"; $(VALGRIND) $$u >/dev/null || exit 1; \
 	done
 	rm -rf $(BUILD)/valgrind && mkdir -p $(BUILD)/valgrind && \
-	for c in yes tee; do \
+	for c in yes tee cat; do \
 		{ echo '#!/bin/sh'; \
 		  echo "PATH=$$(pwd)/$(BUILD):\$$PATH exec $(VALGRIND) \\"; \
 		  echo "	--show-leak-kinds=definite --errors-for-leak-kinds=definite \\"; \

@@ -7,29 +7,44 @@
 #define SLUICE_FORMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The state of one concatenation, carried from buffer to buffer and from
- * input to input, as GNU cat carries it: the line number, whether the
- * next byte starts a line, and how many newlines ended the text so far
- * (what -s needs to squeeze).
+ * input to input, as GNU cat carries it: the line number, where the text
+ * stands in its lines (what -n, -b and -s need), and a carriage return
+ * that -E holds back until it sees whether a newline follows.
  */
 struct fmt {
 	unsigned flags;		/* SL_CAT_* of sluice.h */
-	char num[24];		/* the line number as GNU prints it, digits */
-	size_t numlen;		/* its length */
-	int newlines;		/* newlines in a row just seen, GNU's rule */
+	char num[20];		/* GNU's counter: 18 digit places, a tab */
+	int first;		/* index in num of the first digit */
+	int print;		/* where printing starts: 6 wide at least */
+	uint64_t word;		/* num's first 8 bytes as printed */
+	uint64_t unit;		/* what adds 1 to the last digit in word */
+	int newlines;		/* -1 inside a line, 0 at the start of one,
+				   1 after an empty line, 2 after more */
+	int cr;			/* a CR ended the last buffer (-E, no -v) */
+	unsigned char vislen[256];	/* how each byte is shown: */
+	char vis[256][4];		/* "M-^?", "^I", itself */
 };
 
 /* Start the transformation FLAGS asks for (SL_CAT_*). */
 void fmt_init(struct fmt *f, unsigned flags);
 
-/* The most bytes fmt_run writes for LEN bytes of input. */
+/*
+ * The most bytes fmt_run writes for LEN bytes of input: a line number
+ * and "M-^?" for each byte, and a carriage return held from before.
+ */
 size_t fmt_room(size_t len);
 
 /*
  * Transform the LEN bytes at IN into OUT, which has room for
  * fmt_room(LEN) bytes; return how many bytes were written there.
+ * LEN 0 marks the end of the whole text (after the last input, not
+ * after each): it writes what is still held, a final carriage return
+ * that -E kept back.  The same text fed in any split gives the same
+ * output.
  */
 size_t fmt_run(struct fmt *f, const char *in, size_t len, char *out);
 

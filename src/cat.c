@@ -1,0 +1,213 @@
+/* cat: concatenate FILEs, or standard input, to standard output. */
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "cmd.h"
+
+/*
+ * In GNU's order, which getopt_long follows when it lists the
+ * candidates of an ambiguous abbreviation such as --n or --show.
+ */
+static const struct option long_options[] = {
+	{ "number-nonblank", no_argument, NULL, 'b' },
+	{ "number", no_argument, NULL, 'n' },
+	{ "squeeze-blank", no_argument, NULL, 's' },
+	{ "show-nonprinting", no_argument, NULL, 'v' },
+	{ "show-ends", no_argument, NULL, 'E' },
+	{ "show-tabs", no_argument, NULL, 'T' },
+	{ "show-all", no_argument, NULL, 'A' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Where the output is, for the input-is-output check. */
+struct out {
+	int isreg;	/* a regular file: the only kind the check is for */
+	dev_t dev;
+	ino_t ino;
+};
+
+_Noreturn static void
+usage(void)
+{
+	printf("Usage: %s [OPTION]... [FILE]...\n", program_invocation_name);
+	fputs("Concatenate FILE(s) to standard output.\n"
+	    "\n"
+	    "With no FILE, or when FILE is -, read standard input.\n"
+	    "\n"
+	    "  -A, --show-all           equivalent to -vET\n"
+	    "  -b, --number-nonblank    number nonempty output lines, overrides -n\n"
+	    "  -e                       equivalent to -vE\n"
+	    "  -E, --show-ends          display $ at end of each line\n"
+	    "  -n, --number             number all output lines\n"
+	    "  -s, --squeeze-blank      suppress repeated empty output lines\n"
+	    "  -t                       equivalent to -vT\n"
+	    "  -T, --show-tabs          display TAB characters as ^I\n"
+	    "  -u                       (ignored)\n"
+	    "  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB\n",
+	    stdout);
+	fputs(HELP_OPTION_DESCRIPTION, stdout);
+	fputs(VERSION_OPTION_DESCRIPTION, stdout);
+	printf("\n"
+	    "Examples:\n"
+	    "  %s f - g  Output f's contents, then standard input, then g's contents.\n"
+	    "  %s        Copy standard input to standard output.\n",
+	    program_invocation_name, program_invocation_name);
+	cmd_help_footer("cat");
+	exit(cmd_flush_stdout());
+}
+
+/* Report error ERR about input NAME, as GNU: "cat: NAME: strerror". */
+static void
+complain(const char *name, int err)
+{
+	const char *q = cmd_quotef(name);	/* may change errno */
+
+	errno = err;
+	warn("%s", q);
+}
+
+/*
+ * Whether input FD, whose status is ST, is the regular file OUT is and
+ * still has data ahead of its offset.  GNU 9.1's rule: copying it would
+ * read what cat itself writes, and under -n or -v never end.  An empty
+ * file, or one read to its end, may be the output.
+ */
+static int
+is_output(int fd, const struct stat *st, const struct out *out)
+{
+	return out->isreg && st->st_dev == out->dev &&
+	    st->st_ino == out->ino && lseek(fd, 0, SEEK_CUR) < st->st_size;
+}
+
+/*
+ * Append input NAME (standard input if "-") to C.  Return 1 if it went
+ * well, 0 after a message; exit at once when the output failed.
+ */
+static int
+add(struct sl_cat *c, const char *name, const struct out *out)
+{
+	int stdin_ = strcmp(name, "-") == 0, ok = 1, fd;
+	enum sl_side side;
+	struct stat st;
+
+	/* Like GNU, no care to keep fds 0-2: cat opens only inputs. */
+	fd = stdin_ ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+	if (fd == -1) {
+		complain(name, errno);
+		return 0;
+	}
+	if (fstat(fd, &st) == -1) {
+		complain(name, errno);
+		ok = 0;
+	} else if (is_output(fd, &st, out)) {
+		warnx("%s: input file is output file", cmd_quotef(name));
+		ok = 0;
+	} else if (sl_cat_add(c, fd, &side) == -1) {
+		if (side == SL_OUTPUT)
+			err(1, "write error");
+		complain(name, errno);
+		ok = 0;
+	}
+	if (!stdin_ && close(fd) == -1) {
+		complain(name, errno);
+		ok = 0;
+	}
+	return ok;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static char dash[] = "-";
+	static char *dflt[] = { dash };
+	char **names = dflt;
+	unsigned flags = 0;
+	int c, n = 1, i, ok = 1, read_stdin = 0;
+	struct out out = { 0 };
+	struct stat st;
+	struct sl_cat *cat;
+
+	cmd_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "benstuvAET", long_options,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			flags |= SL_CAT_NUMBER_NONBLANK;
+			break;
+		case 'e':
+			flags |= SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_ENDS;
+			break;
+		case 'n':
+			flags |= SL_CAT_NUMBER;
+			break;
+		case 's':
+			flags |= SL_CAT_SQUEEZE;
+			break;
+		case 't':
+			flags |= SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_TABS;
+			break;
+		case 'u':
+			/* Output is never held back: -u asks for nothing. */
+			break;
+		case 'v':
+			flags |= SL_CAT_SHOW_NONPRINTING;
+			break;
+		case 'A':
+			flags |= SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_ENDS |
+			    SL_CAT_SHOW_TABS;
+			break;
+		case 'E':
+			flags |= SL_CAT_SHOW_ENDS;
+			break;
+		case 'T':
+			flags |= SL_CAT_SHOW_TABS;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			cmd_version("cat");
+		default:
+			cmd_try_help();
+		}
+	}
+	/* -b overrides -n. */
+	if (flags & SL_CAT_NUMBER_NONBLANK)
+		flags &= ~SL_CAT_NUMBER;
+	if (optind < argc) {
+		names = argv + optind;
+		n = argc - optind;
+	}
+
+	if (fstat(STDOUT_FILENO, &st) == -1)
+		err(1, "standard output");
+	if (S_ISREG(st.st_mode)) {
+		out.isreg = 1;
+		out.dev = st.st_dev;
+		out.ino = st.st_ino;
+	}
+	if ((cat = sl_cat_open(STDOUT_FILENO, flags)) == NULL) {
+		if (errno == ENOMEM)
+			errx(1, "memory exhausted");
+		err(1, "standard output");
+	}
+	for (i = 0; i < n; i++) {
+		read_stdin |= strcmp(names[i], "-") == 0;
+		ok &= add(cat, names[i], &out);
+	}
+	if (sl_cat_close(cat) == -1)
+		err(1, "write error");
+	if (read_stdin && close(STDIN_FILENO) == -1)
+		err(1, "closing standard input");
+	return ok ? 0 : 1;
+}

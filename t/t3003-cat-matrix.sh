@@ -1,0 +1,275 @@
+#!/bin/sh
+# cat: integrity matrix.  Every kind of input (regular file, sparse file,
+# pipe, FIFO, unix socket, a character device, /proc files that say they
+# are empty) to every kind of output (pipe, regular file, >> after prior
+# content, /dev/null, unix socket; /dev/full and a closed stdout for the
+# errors), at sizes around page and pipe boundaries, without options and
+# with -nA.  The output must be exactly what GNU's cat makes of the
+# input: not one byte lost, added or reordered.
+. "$(dirname "$0")/test-lib.sh"
+
+SIZES="0 1 4095 4096 4097 65535 65536 65537 1048577"
+PRIOR="prior content
+"
+GNU_CAT=/usr/bin/cat
+
+# The python3 interpreter itself, for the socket cases (none: skipped).
+PYTHON=$(python3 -c "import sys; print(sys.executable)" 2>/dev/null)
+
+# test_expect_socket TITLE SCRIPT: a case that needs python3 for its
+# unix sockets; without it, a skip as the harness reports one.
+test_expect_socket() {
+	if [ -z "$PYTHON" ]; then
+		test_count=$((test_count + 1))
+		echo "ok $test_count # skip $1 (missing SOCKET)"
+		return 0
+	fi
+	test_expect_success "$@"
+}
+
+# Python ignores SIGPIPE and exec would pass that on: the wrappers
+# restore the default before they exec the command.
+
+# sockin CMD...: run CMD with stdin a unix stream socket that carries
+# this stdin, copied by a child process.
+sockin() {
+	"$PYTHON" -I -S -c '
+import os, signal, socket, sys
+a, b = socket.socketpair()
+if os.fork() == 0:
+    b.close()
+    try:
+        while True:
+            d = os.read(0, 65536)
+            if not d:
+                break
+            a.sendall(d)
+        a.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    os._exit(0)
+a.close()
+os.dup2(b.fileno(), 0)
+b.close()
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])
+' "$@"
+}
+
+# sockout.py CMD...: run CMD with stdout a unix stream socket, and copy
+# what comes out of it to this stdout; exit as CMD did.  A script, not a
+# function, as it may go after sockin; run as $SOCKOUT CMD...
+SOCKOUT="$PYTHON -I -S $TRASH/sockout.py"
+$GNU_CAT >"$TRASH/sockout.py" <<-\EOF
+	import os, signal, socket, sys
+	a, b = socket.socketpair()
+	pid = os.fork()
+	if pid == 0:
+	    a.close()
+	    os.dup2(b.fileno(), 1)
+	    b.close()
+	    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+	    os.execvp(sys.argv[1], sys.argv[1:])
+	b.close()
+	while True:
+	    d = a.recv(65536)
+	    if not d:
+	        break
+	    os.write(1, d)
+	st = os.waitpid(pid, 0)[1]
+	sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
+	EOF
+
+# The command in front of cat: $SOCKOUT for a socket stdout, or nothing.
+OUTWRAP=
+
+# run_in SRC SIZE OPT: cat [OPT] with input SRC of SIZE bytes on stdout;
+# leave the status in status and stderr in err.  $OUTWRAP goes in front
+# of cat (the socket output).
+run_in() {
+	src=$1 size=$2 opt=$3
+	case $src in
+	file)	$OUTWRAP cat $opt "$TRASH/in.$size" 2>err ;;
+	sparse)	$OUTWRAP cat $opt "$TRASH/sparse.$size" 2>err ;;
+	pipe)	$GNU_CAT "$TRASH/in.$size" | $OUTWRAP cat $opt 2>err ;;
+	fifo)
+		rm -f fifo && mkfifo fifo &&
+		{ $GNU_CAT "$TRASH/in.$size" >fifo & } &&
+		$OUTWRAP cat $opt fifo 2>err ;;
+	socket)	$GNU_CAT "$TRASH/in.$size" |
+			sockin $OUTWRAP cat $opt 2>err ;;
+	esac
+	echo $? >status
+	# If cat never opened the FIFO, let its writer go.
+	if [ -p fifo ]; then : <>fifo; fi
+	wait
+}
+
+# source_of SRC SIZE: the file that holds what SRC carries.
+source_of() {
+	case $1 in
+	sparse)	echo "$TRASH/sparse.$2" ;;
+	*)	echo "$TRASH/in.$2" ;;
+	esac
+}
+
+# check SRC OUT SIZE OPT: cat [OPT] from SRC to OUT gives GNU's output.
+check() {
+	src=$1 out=$2 size=$3 opt=$4
+	rm -f out status err
+	OUTWRAP=
+	case $out in
+	pipe)	{ run_in $src $size "$opt"; } | $GNU_CAT >out ;;
+	file)	run_in $src $size "$opt" >out ;;
+	append)	printf "$PRIOR" >out && run_in $src $size "$opt" >>out ;;
+	null)	run_in $src $size "$opt" >/dev/null ;;
+	socket)	OUTWRAP=$SOCKOUT && run_in $src $size "$opt" >out ;;
+	esac
+	in=$(source_of $src $size)
+	{
+		if [ $out = append ]; then printf "$PRIOR"; fi
+		$GNU_CAT $opt "$in"
+	} >expect
+	echo 0 >expect.status
+	if ! test_cmp expect.status status || ! test_must_be_empty err; then
+		echo "check: $src to $out, $size bytes, cat $opt"
+		return 1
+	fi
+	[ $out = null ] && return 0
+	if ! cmp -s expect out; then
+		echo "check: $src to $out, $size bytes, cat $opt: output differs"
+		cmp expect out
+		return 1
+	fi
+}
+
+test_expect_success 'setup: inputs of every size, sparse files' '
+	head -c 1048577 /dev/urandom >"$TRASH/rand" &&
+	for size in $SIZES; do
+		head -c $size "$TRASH/rand" >"$TRASH/in.$size" &&
+		truncate -s $size "$TRASH/sparse.$size" || exit 1
+		if [ $size -gt 2 ]; then
+			printf "a\nb" | dd of="$TRASH/sparse.$size" bs=1 \
+				seek=$((size / 2)) conv=notrunc 2>/dev/null &&
+			printf "z" | dd of="$TRASH/sparse.$size" bs=1 \
+				seek=$((size - 1)) conv=notrunc 2>/dev/null ||
+			exit 1
+		fi
+	done &&
+	test $(test_file_size "$TRASH/sparse.1048577") = 1048577
+'
+
+for opt in "" -nA; do
+	for src in file sparse pipe fifo socket; do
+		for out in pipe file append null socket; do
+			title="$src to $out, every size, cat ${opt:-(no option)}"
+			case $src$out in
+			*socket*) tes=test_expect_socket ;;
+			*) tes=test_expect_success ;;
+			esac
+			$tes "$title" '
+				for size in $SIZES; do
+					check $src $out $size "$opt" || exit 1
+				done
+			'
+		done
+	done
+done
+
+for opt in "" -nA; do
+	for src in file pipe fifo; do
+		test_expect_success DEVFULL "$src to /dev/full, cat ${opt:-(no option)}" '
+			for size in 0 1 65537; do
+				rm -f status err &&
+				run_in $src $size "$opt" >/dev/full || exit 1
+				if [ $size = 0 ]; then
+					echo 0 >expect.status &&
+					test_must_be_empty err || exit 1
+				else
+					echo 1 >expect.status &&
+					echo "cat: write error: $(strerror ENOSPC)" \
+						>expect.err &&
+					test_cmp expect.err err || exit 1
+				fi
+				test_cmp expect.status status || exit 1
+			done
+		'
+
+		test_expect_success "$src to a closed stdout, cat ${opt:-(no option)}" '
+			for size in 0 65537; do
+				rm -f status err &&
+				run_in $src $size "$opt" >&- &&
+				echo 1 >expect.status &&
+				test_cmp expect.status status &&
+				echo "cat: standard output: $(strerror EBADF)" \
+					>expect.err &&
+				test_cmp expect.err err || exit 1
+			done
+		'
+	done
+done
+
+test_expect_success 'a character device: /dev/zero until the reader leaves' '
+	{ env --default-signal=PIPE cat /dev/zero 2>err; echo $? >status; } |
+		head -c 1048577 >out &&
+	head -c 1048577 /dev/zero >expect &&
+	test_cmp expect out &&
+	sigpipe_code >expect.status &&
+	test_cmp expect.status status &&
+	test_must_be_empty err
+'
+
+test_expect_success 'a character device: /dev/zero through -v, to a pipe' '
+	{ env --default-signal=PIPE cat -v /dev/zero 2>err; echo $? >status; } |
+		head -c 65537 >out &&
+	head -c 65536 /dev/zero | $GNU_CAT -v | head -c 65537 >expect &&
+	test_cmp expect out
+'
+
+test_expect_success '/proc files that report size 0 are read whole' '
+	test -r /proc/self/status || exit 0
+	test "$(stat -c %s /proc/self/status)" = 0 &&
+	cat /proc/self/status >out &&
+	grep "^Name:	cat\$" out &&
+	tail -c 1 out | od -c | grep -q "\\\\n" &&
+	cat /proc/cpuinfo >cpu &&
+	$GNU_CAT /proc/cpuinfo >expect &&
+	test -s cpu &&
+	test $(wc -l <cpu) = $(wc -l <expect) &&
+	cat -n /proc/version >version &&
+	$GNU_CAT -n /proc/version >expect &&
+	test_cmp expect version
+'
+
+test_expect_success '/proc files among regular ones, to a file' '
+	test -r /proc/version || exit 0
+	cat "$TRASH/in.4097" /proc/version "$TRASH/in.1" >out &&
+	$GNU_CAT "$TRASH/in.4097" /proc/version "$TRASH/in.1" >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'many operands of every kind, one after another' '
+	rm -f fifo && mkfifo fifo &&
+	{ $GNU_CAT "$TRASH/in.65537" >fifo & } &&
+	$GNU_CAT "$TRASH/in.4097" |
+		cat "$TRASH/in.1" "$TRASH/sparse.65536" - fifo /dev/null \
+			"$TRASH/in.0" "$TRASH/in.4095" >out &&
+	wait &&
+	$GNU_CAT "$TRASH/in.1" "$TRASH/sparse.65536" "$TRASH/in.4097" \
+		"$TRASH/in.65537" "$TRASH/in.4095" >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'the same, numbered and shown: one line count throughout' '
+	rm -f fifo && mkfifo fifo &&
+	{ $GNU_CAT "$TRASH/in.65537" >fifo & } &&
+	$GNU_CAT "$TRASH/in.4097" |
+		cat -nA "$TRASH/in.1" "$TRASH/sparse.65536" - fifo /dev/null \
+			"$TRASH/in.0" "$TRASH/in.4095" >out &&
+	wait &&
+	$GNU_CAT -nA "$TRASH/in.1" "$TRASH/sparse.65536" "$TRASH/in.4097" \
+		"$TRASH/in.65537" "$TRASH/in.4095" >expect &&
+	test_cmp expect out
+'
+
+test_done
