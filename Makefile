@@ -22,12 +22,12 @@ SONAME = libsluice.so.1
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
-	t/t0005-yes-fallback.sh t/t0900-man.sh t/t1001-tee-options.sh \
+	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
 	t/t1002-tee-errors.sh t/t3001-cat-options.sh t/t3002-cat-errors.sh \
 	t/t9002-cat-man.sh
 # Shell tests of the musl build: the data paths.  The others expect
 # glibc's wording of strerror(3) and getopt_long(3) messages, as GNU has.
-STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t0900-man.sh \
+STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t9001-man.sh \
 	t/t1003-tee-matrix.sh t/t3003-cat-matrix.sh t/t9002-cat-man.sh
 
 all: bin libs
@@ -109,8 +109,19 @@ check-clang:
 check-deb:
 	QUICK="$(QUICK)" debian/check
 
-bench: all
-	BUILD=$(BUILD) bench/run
+# The benchmark's helper programs (bench/*.c), then the quick benchmark.
+BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
+	$(BUILD)/bench/limit-tee $(BUILD)/bench/limit-cat
+
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+bench-bin: $(BENCHBIN)
+.PHONY: bench-bin
+
+bench: all bench-bin
+	BUILD=$(BUILD) bench/run quick
 
 install: install-bin install-lib
 

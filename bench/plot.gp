@@ -5,30 +5,35 @@
 
 load 'charts.gp'
 if (!exists("mode")) mode = "quick"
+if (!exists("gnu_newest")) gnu_newest = ""
 set datafile separator ","
 set datafile missing "NaN"
 set terminal pngcairo size 1400,640 font "sans,11" noenhanced
 set grid ytics mytics lc rgb "#dddddd"
 set key outside right top
 
-# One colour and point per tool, in every chart.
-col(t) = t eq "gnu" ? "#cc3311" : t eq "sluice" ? "#0077bb" : \
+# One colour and point per tool, in every chart; the newest GNU in red,
+# older ones in a paler red.
+isgnu(t) = strstrt(t, "gnu-") == 1
+col(t) = t eq gnu_newest ? "#cc3311" : isgnu(t) ? "#ee9977" : \
+    t eq "sluice" ? "#0077bb" : \
     t eq "busybox" ? "#009988" : t eq "toybox" ? "#ee7733" : \
     t eq "uutils" ? "#aa3377" : t eq "pv" ? "#999933" : "#333333"
-pt(t) = t eq "gnu" ? 5 : t eq "sluice" ? 7 : t eq "busybox" ? 9 : \
+pt(t) = t eq gnu_newest ? 5 : isgnu(t) ? 4 : t eq "sluice" ? 7 : t eq "busybox" ? 9 : \
     t eq "toybox" ? 11 : t eq "uutils" ? 13 : t eq "pv" ? 3 : 1
 dt(t) = t eq "limit" ? 2 : 1
 
 # ---- every scenario: bars per tool, log scale
 if (exists("ncol_scenarios")) {
+set terminal pngcairo size 1800,640 font "sans,11" noenhanced
 set output "bench-scenarios.png"
-set title sprintf("sluice bench (%s): throughput per scenario, GiB/s (log scale; higher is better)", mode)
+set title sprintf("sluice bench (%s): sluice and GNU, GiB/s per scenario, both ends of each pipe on one CPU (log scale; higher is better)", mode)
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.9 border -1
 set boxwidth 0.9
 set logscale y
-set yrange [0.001:*]
+set yrange [0.1:*]
 set format y "%g"
 set ylabel "GiB/s"
 set xtics rotate by 30 right nomirror
@@ -57,6 +62,7 @@ set offsets 0, 0, 0, 0
 set autoscale x
 set bmargin
 
+set terminal pngcairo size 1400,640 font "sans,11" noenhanced
 if (exists("ncol_yes_linelen")) {
 set output "bench-yes-linelen.png"
 set title sprintf("yes: throughput against line length, into a pipe drained by splice (%s)", mode)

@@ -1,7 +1,12 @@
-# bench/report.awk: turn bench/run's raw runs into the Markdown report
+# bench/report.awk: turn bench/run's runs into the Markdown report
 # (stdout) and CSV files in directory RES (-v res=DIR).
 #
-# Input, one run a line: SCENARIO PARAM TOOL ROUND N BYTES NS CPU_NS
+#	awk -v res=DIR -v total=SECONDS -v mode=MODE -f report.awk META RAW
+#
+# META, tab-separated: "tool ID LABEL" in column order (sluice, the GNUs
+# newest first, peers, limit), and "row NAME FAMILY UNIT SHORT TEXT" in
+# row order; UNIT is rate (GiB/s), us (per iteration) or kib (peak RSS).
+# RAW, one run a line: SCENARIO PARAM TOOL ROUND N BYTES NS CPU_NS
 #   N: the bytes the run was sized for; BYTES, NS: what was timed;
 #   CPU_NS: the tool's user + system time.  Start-up rows hold the
 #   iterations in N and BYTES; memory rows the peak RSS (KiB) in NS.
@@ -26,65 +31,78 @@ function size(b) {
 	    b >= 1024 ? (b / 1024) " KiB" : b " B"
 }
 
-# The median of row K's values, and its min, max, ratio and CPU.
-function stats(k, sc, param,    n, j, lo, hi, g, r, m, a, b, c) {
+# Markdown table cells must not hold a bare |.
+function cell(s) {
+	gsub(/\|/, "\\|", s)
+	return s
+}
+
+# MED, LO, HI, CPU: the median, min and max of row K's values, and its
+# median CPU seconds per GiB.
+function stats(k,    n, j, a, c) {
 	n = cnt[k]
-	lo = hi = val[k, 1]
+	LO = HI = val[k, 1]
 	for (j = 1; j <= n; j++) {
 		a[j] = val[k, j]
 		c[j] = cpu[k, j]
-		if (a[j] < lo) lo = a[j]
-		if (a[j] > hi) hi = a[j]
+		if (a[j] < LO) LO = a[j]
+		if (a[j] > HI) HI = a[j]
 	}
 	MED = median(a, n)
-	LO = lo
-	HI = hi
 	CPU = median(c, n)
-	g = sc SUBSEP param SUBSEP "gnu"
-	m = 0
-	for (r = 1; r <= maxround; r++)
-		if ((k, r) in round && (g, r) in round && round[g, r] > 0)
-			b[++m] = round[k, r] / round[g, r]
-	RATIO = m ? median(b, m) : ""
 }
 
-BEGIN {
-	name["yes_splice"] = "yes > pipe, drained by splice"
-	name["yes_read"] = "yes > pipe, drained by read(2) 128 KiB"
-	name["yes_null"] = "yes > /dev/null"
-	name["yes_file"] = "yes > tmpfs file"
-	name["yes_disk"] = "yes > disk file"
-	name["tee_null"] = "pipe > tee /dev/null > pipe"
-	name["tee_read"] = "pipe > tee /dev/null > pipe, drained by read(2)"
-	name["tee_file"] = "pipe > tee FILE > pipe"
-	name["tee_disk"] = "pipe > tee DISKFILE > pipe"
-	name["tee_filein"] = "tmpfs file > tee /dev/null > pipe"
-	name["tee_4files"] = "pipe > tee F1 F2 F3 F4 > /dev/null"
-	name["tee_append"] = "pipe > tee -a FILE > pipe"
-	name["startup_yes"] = "yes \\| head -n1"
-	name["startup_tee"] = "echo x \\| tee FILE"
-	name["memory"] = "pipe > tee FILE > pipe"
-	# short names for the chart
-	short["yes_splice"] = "yes|splice"
-	short["yes_read"] = "yes|read"
-	short["yes_null"] = "yes>null"
-	short["yes_file"] = "yes>tmpfs"
-	short["yes_disk"] = "yes>disk"
-	short["tee_null"] = "tee null|splice"
-	short["tee_read"] = "tee null|read"
-	short["tee_file"] = "tee tmpfs|splice"
-	short["tee_disk"] = "tee disk|splice"
-	short["tee_filein"] = "file>tee null|splice"
-	short["tee_4files"] = "tee 4 tmpfs"
-	short["tee_append"] = "tee -a tmpfs|splice"
-	ntool = split("gnu sluice busybox toybox uutils pv limit", order)
-	kinds["out_pipe"] = "pipes"
-	kinds["out_file"] = "tmpfs files"
-	kinds["out_null"] = "/dev/null"
-	csv = res "/latest.csv"
-	runs = res "/runs.csv"
-	print "kind,tool,scenario,runs,bytes_per_run,median,unit,min,max,ratio_vs_gnu,param,cpu_s_per_gib" >csv
-	print "scenario,param,tool,round,bytes_per_run,bytes_timed,ns,cpu_ns" >runs
+# RATIO, RLO, RHI: how many times better tool T did than tool G in
+# scenario SC with PARAM, round by round (faster; for start-up and
+# memory, smaller): the median and the range over the rounds they share.
+function ratio(sc, param, t, g,    k, kg, r, m, b, lo, hi, x) {
+	k = sc SUBSEP param SUBSEP t
+	kg = sc SUBSEP param SUBSEP g
+	m = 0
+	for (r = 1; r <= maxround; r++)
+		if ((k, r) in round && (kg, r) in round && round[kg, r] > 0 && round[k, r] > 0) {
+			x = unit[sc] == "rate" ? round[k, r] / round[kg, r] : round[kg, r] / round[k, r]
+			b[++m] = x
+			if (m == 1 || x < lo) lo = x
+			if (m == 1 || x > hi) hi = x
+		}
+	RATIO = m ? median(b, m) : ""
+	RLO = lo
+	RHI = hi
+	RN = m
+	return m
+}
+
+# "14.8x GNU 9.11 (12.1-16.0)", or without WHO "14.8x (12.1-16.0)".
+function rtext(who,    s) {
+	s = fmt(RATIO) "x" (who == "" ? "" : " " who)
+	if (RN > 1)
+		s = s " (" fmt(RLO) "-" fmt(RHI) ")"
+	return s
+}
+
+# A row's text with its unit when that is not GiB/s.
+function rowtext(sc) {
+	return text[sc] (unit[sc] == "us" ? " (us per run)" : unit[sc] == "kib" ? ", peak RSS (KiB)" : "")
+}
+
+function unitname(sc) {
+	return unit[sc] == "rate" ? "GiB/s" : unit[sc] == "us" ? "us" : "KiB"
+}
+
+FNR == NR {
+	n = split($0, f, "\t")
+	if (f[1] == "tool") {
+		tool[++ntool] = f[2]
+		label[f[2]] = f[3]
+	} else if (f[1] == "row") {
+		rowname[++nrowdef] = f[2]
+		family[f[2]] = f[3]
+		unit[f[2]] = f[4]
+		short[f[2]] = f[5]
+		text[f[2]] = f[6]
+	}
+	next
 }
 
 {
@@ -92,14 +110,9 @@ BEGIN {
 	k = $1 SUBSEP $2 SUBSEP $3
 	if (!(($1, $2) in seen)) {
 		seen[$1, $2] = 1
-		rows[++nrow] = $1 SUBSEP $2
-		if ($2 != "-" && !($1 in pnum))
-			curves[++ncurve] = $1
 		if ($2 != "-")
 			params[$1, ++pnum[$1]] = $2
 	}
-	if (!(k in cnt))
-		tools[$1, $2, ++nt[$1, $2]] = $3
 	has[$1, $3] = 1
 	if ($1 ~ /^startup/)
 		v = $7 / $6 / 1000		# us an iteration
@@ -116,123 +129,180 @@ BEGIN {
 	bytes[k] += $5 > 0 ? $5 : $6
 }
 
-END {
-	# ---- main table: scenarios without a parameter
-	print "## Throughput (GiB/s, higher is better; vs GNU > 1 is faster; CPU: the tool's user + system seconds per GiB, lower is better)\n"
-	print "| tool | scenario | runs | MiB/run | median GiB/s | min-max | vs GNU | CPU s/GiB |"
-	print "|---|---|---:|---:|---:|---:|---:|---:|"
-	hdr = "scenario"
-	for (t = 1; t <= ntool; t++) {
-		used[t] = 0
-		for (r = 1; r <= nrow; r++) {
-			split(rows[r], rc, SUBSEP)
-			if (rc[2] == "-" && rc[1] !~ /^(startup|memory)/ && has[rc[1], order[t]])
-				used[t] = 1
+BEGIN {
+	csv = res "/latest.csv"
+	runs = res "/runs.csv"
+	print "family,tool,scenario,param,runs,bytes_per_run,median,unit,min,max,vs_gnu,ratio,ratio_min,ratio_max,cpu_s_per_gib" >csv
+	print "scenario,param,tool,round,bytes_per_run,bytes_timed,ns,cpu_ns" >runs
+	nfam = split("yes tee cat", fams)
+}
+
+# The columns of family F: every tool with a row in it; NG of them GNU.
+function columns(f,    t, r, sc) {
+	ncol = ng = 0
+	for (t = 1; t <= ntool; t++)
+		for (r = 1; r <= nrowdef; r++) {
+			sc = rowname[r]
+			if (family[sc] == f && has[sc, tool[t]]) {
+				col[++ncol] = tool[t]
+				if (tool[t] ~ /^gnu-/)
+					gcol[++ng] = tool[t]
+				break
+			}
 		}
-		if (used[t])
-			hdr = hdr "," order[t]
-	}
-	print hdr >(res "/scenarios.csv")
-	print hdr >(res "/cpu.csv")
-	for (r = 1; r <= nrow; r++) {
-		split(rows[r], rc, SUBSEP)
-		sc = rc[1]
-		if (rc[2] != "-" || sc ~ /^(startup|memory)/)
-			continue
-		line = short[sc]
-		cline = short[sc]
-		for (t = 1; t <= ntool; t++) {
-			if (!used[t])
+}
+
+END {
+	# ---- one sentence per row, against every GNU measured
+	print "## Summary (sluice against each GNU version, median ratio of the rounds and its range)\n"
+	for (i = 1; i <= nfam; i++) {
+		columns(fams[i])
+		for (r = 1; r <= nrowdef; r++) {
+			sc = rowname[r]
+			k = sc SUBSEP "-" SUBSEP "sluice"
+			if (family[sc] != fams[i] || !(k in cnt) || !ng)
 				continue
-			k = sc SUBSEP "-" SUBSEP order[t]
-			if (!(k in cnt)) {
-				line = line ",NaN"
-				cline = cline ",NaN"
+			stats(k)
+			if (unit[sc] == "kib") {
+				line = "- sluice " fams[i] " peaked at " fmt(MED) " KiB of memory"
+				for (g = 1; g <= ng; g++)
+					if ((sc, "-", gcol[g]) in cnt) {
+						stats(sc SUBSEP "-" SUBSEP gcol[g])
+						line = line ", " label[gcol[g]] " at " fmt(MED)
+					}
+				print line ": " text[sc]
 				continue
 			}
-			stats(k, sc, "-")
-			printf "| %s | %s | %d | %s | %s | %s-%s | %s | %s |\n", order[t], name[sc], cnt[k], fmt(bytes[k] / cnt[k] / 1048576), fmt(MED), fmt(LO), fmt(HI), fmt(RATIO), order[t] == "limit" ? "-" : fmt(CPU)
-			printf "throughput,%s,%s,%d,%.0f,%.6g,GiB/s,%.6g,%.6g,%s,-,%.6g\n", order[t], sc, cnt[k], bytes[k] / cnt[k], MED, LO, HI, RATIO, CPU >csv
-			line = line "," sprintf("%.6g", MED)
-			cline = cline "," sprintf("%.6g", CPU)
+			line = ""
+			for (g = 1; g <= ng; g++)
+				if (ratio(sc, "-", "sluice", gcol[g]))
+					line = line (line == "" ? "" : ", ") rtext(label[gcol[g]])
+			if (line == "")
+				continue
+			printf "- sluice %s ran %s: %s (%s %s)\n", fams[i], line, text[sc], fmt(MED), unitname(sc)
+		}
+	}
+
+	# ---- one table per family: rows the scenarios, columns the tools
+	for (i = 1; i <= nfam; i++) {
+		columns(fams[i])
+		if (!ncol)
+			continue
+		if (!captioned++)
+			print "\nIn the tables: GiB/s unless the row says otherwise, the median of the runs; \"sluice vs GNU\": how many times faster sluice ran than that GNU in the same round (start-up: quicker; memory: smaller), median (min-max) over the rounds; -: not run or failed (see Problems)."
+		printf "\n## %s\n\n", fams[i]
+		line = "| scenario"
+		sep = "|---"
+		for (c = 1; c <= ncol; c++) {
+			line = line " | " label[col[c]]
+			sep = sep "|---:"
+		}
+		for (g = 1; g <= ng; g++) {
+			line = line " | sluice vs " label[gcol[g]]
+			sep = sep "|---:"
+		}
+		print line " |"
+		print sep "|"
+		for (r = 1; r <= nrowdef; r++) {
+			sc = rowname[r]
+			if (family[sc] != fams[i] || !((sc, "-") in seen))
+				continue
+			line = "| " cell(rowtext(sc))
+			for (c = 1; c <= ncol; c++) {
+				k = sc SUBSEP "-" SUBSEP col[c]
+				if (!(k in cnt)) {
+					line = line " | -"
+					continue
+				}
+				stats(k)
+				line = line " | " fmt(MED)
+				g = ""
+				for (j = 1; j <= ng; j++)
+					if (ratio(sc, "-", col[c], gcol[j])) {
+						g = gcol[j]
+						break
+					}
+				printf "%s,%s,%s,-,%d,%.0f,%.6g,%s,%.6g,%.6g,%s,%s,%s,%s,%s\n", fams[i], col[c], sc, cnt[k], bytes[k] / cnt[k], MED, unitname(sc), LO, HI, g, RATIO, RLO, RHI, unit[sc] == "rate" && col[c] != "limit" ? sprintf("%.6g", CPU) : "" >csv
+				if (unit[sc] == "rate" && col[c] != "limit" && short[sc] != "-") {
+					chart[sc, col[c]] = MED
+					ccpu[sc, col[c]] = CPU
+					inchart[col[c]] = 1
+				}
+			}
+			for (g = 1; g <= ng; g++)
+				line = line " | " (ratio(sc, "-", "sluice", gcol[g]) ? rtext() : "-")
+			print line " |"
+		}
+	}
+
+	# ---- the curves, one table each
+	curve_table("yes_len", "yes: line length (into a pipe drained by splice; the line is LEN bytes with its newline, several operands past 64 KiB)", "line", "yes-linelen")
+	curve_table("yes_pin", "yes: where the two ends of the pipe run (drained by splice; yes on CPU 0, the drain on CPU 0 too or on CPU 1; the rows above have both ends on one CPU)", "CPUs", "yes-pin")
+	curve_table("out_pipe out_file out_null", "tee: number of outputs (GiB/s of input, every output gets all of it; tee's standard output and K-1 operands, all of one kind; pipes are each emptied by splice)", "outputs", "tee-outputs")
+	curve_table("tee_psz", "tee: pipe size (pipe > tee /dev/null > pipe drained by splice; every pipe the bench makes is set to this size before tee starts; sluice grows the pipes it is given to 1 MiB again, the others keep it)", "pipe size", "tee-pipesz")
+
+	printf "\ntotal bench time: %s s (%s)\n", total, mode
+
+	# ---- the bar charts' data: the throughput rows, sluice, the GNUs
+	# and the limit loops
+	hdr = "scenario"
+	for (t = 1; t <= ntool; t++)
+		if (tool[t] != "limit" && inchart[tool[t]] && (tool[t] == "sluice" || tool[t] ~ /^gnu-/))
+			hdr = hdr "," tool[t]
+	nc = split(hdr, h, ",")
+	print hdr >(res "/scenarios.csv")
+	print hdr >(res "/cpu.csv")
+	nsc = 0
+	for (r = 1; r <= nrowdef; r++) {
+		sc = rowname[r]
+		if (!((sc, "sluice") in chart))
+			continue
+		line = cline = short[sc]
+		for (c = 2; c <= nc; c++) {
+			line = line "," ((sc, h[c]) in chart ? sprintf("%.6g", chart[sc, h[c]]) : "NaN")
+			cline = cline "," ((sc, h[c]) in ccpu ? sprintf("%.6g", ccpu[sc, h[c]]) : "NaN")
 		}
 		print line >(res "/scenarios.csv")
 		print cline >(res "/cpu.csv")
 		nsc++
 	}
-	printf "nrow_scenarios = %d\n", nsc >(res "/charts.gp")
 	close(res "/scenarios.csv")
 	close(res "/cpu.csv")
-	ncols["scenarios"] = split(hdr, junk, ",")
-	names["scenarios"] = hdr
-
-	# ---- the curves, one pivot table each
-	curve_table("yes_len", "yes: line length (GiB/s into a pipe drained by splice; the line is LEN bytes with its newline, several operands past 64 KiB)", "line", "yes-linelen")
-	curve_table("yes_pin", "yes: where the scheduler puts the two ends (pipe drained by splice, GiB/s; yes pinned to CPU 0, the drain to CPU 0 too or to CPU 1; unpinned rows above get either, or both in turn)", "CPUs", "yes-pin")
-	curve_table("out_pipe out_file out_null", "tee: number of outputs (GiB/s of input, every output gets all of it; the outputs are tee's standard output and K-1 operands, all of one kind; pipes are each emptied by splice)", "outputs", "tee-outputs")
-	curve_table("tee_psz", "tee: pipe size (pipe > tee /dev/null > pipe drained by splice, GiB/s; every pipe the bench makes is set to this size before tee starts; sluice grows the pipes it is given to 1 MiB again, the others keep it)", "pipe size", "tee-pipesz")
-
-	# ---- start-up and memory
-	for (pass = 1; pass <= 2; pass++) {
-		first = 1
-		for (r = 1; r <= nrow; r++) {
-			split(rows[r], rc, SUBSEP)
-			sc = rc[1]
-			if (pass == 1 && sc !~ /^startup/ || pass == 2 && sc != "memory")
-				continue
-			if (first && pass == 1) {
-				print "\n## Start-up (us per shell-loop iteration, lower is better; vs GNU < 1 is faster)\n"
-				print "| tool | loop | runs x iterations | median us | min-max | vs GNU |"
-				print "|---|---|---:|---:|---:|---:|"
-			} else if (first) {
-				print "\n## Memory (peak RSS of tee, ru_maxrss from wait4(2) as /usr/bin/time %M)\n"
-				print "| tool | scenario | MiB moved | peak RSS KiB | vs GNU |"
-				print "|---|---|---:|---:|---:|"
-			}
-			first = 0
-			for (t = 1; t <= nt[sc, "-"]; t++) {
-				tool = tools[sc, "-", t]
-				k = sc SUBSEP "-" SUBSEP tool
-				stats(k, sc, "-")
-				n = bytes[k] / cnt[k]
-				if (pass == 1) {
-					printf "| %s | %s | %d x %d | %.0f | %.0f-%.0f | %s |\n", tool, name[sc], cnt[k], n, MED, LO, HI, fmt(RATIO)
-					printf "startup,%s,%s,%d,%.0f,%.6g,us/iteration,%.6g,%.6g,%s,-,\n", tool, sc, cnt[k], n, MED, LO, HI, RATIO >csv
-				} else {
-					printf "| %s | %s | %.0f | %d | %s |\n", tool, name[sc], n / 1048576, MED, fmt(RATIO)
-					printf "memory,%s,%s,%d,%.0f,%.6g,KiB,%.6g,%.6g,%s,-,\n", tool, sc, cnt[k], n, MED, LO, HI, RATIO >csv
-				}
-			}
-		}
-	}
-	printf "\ntotal bench time: %s s (%s)\n", total, mode
-
-	# what plot.gp needs to know
 	g = res "/charts.gp"
+	printf "nrow_scenarios = %d\n", nsc >g
+	ncols["scenarios"] = nc
+	names["scenarios"] = hdr
+	for (t = 1; t <= ntool; t++)
+		if (tool[t] ~ /^gnu-/) {
+			printf "gnu_newest = \"%s\"\n", tool[t] >g
+			break
+		}
 	for (c in ncols) {
 		v = c
 		gsub(/-/, "_", v)
-		h = names[c]
-		sub(/^[^,]*,/, "", h)
-		gsub(/,/, " ", h)
-		printf "ncol_%s = %d\ntools_%s = \"%s\"\n", v, ncols[c], v, h >g
+		s = names[c]
+		sub(/^[^,]*,/, "", s)
+		gsub(/,/, " ", s)
+		printf "ncol_%s = %d\ntools_%s = \"%s\"\n", v, ncols[c], v, s >g
 	}
 	close(g)
 }
 
-# A pivot table of the curves SCS (space-separated scenarios, sharing
-# one parameter): a row per scenario and value, a column per tool; and a
-# CSV per scenario for the chart.
-function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hdr, u, nu, c, any, f) {
+# A pivot table of the curves SCS (space-separated scenarios sharing one
+# parameter): a row per scenario and value, a column per tool and one of
+# sluice against the newest GNU; and a CSV per scenario for the charts.
+function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hdr, u, nu, ng1, any, f, cl, sep, id) {
 	ns = split(scs, s, " ")
 	nu = 0
-	for (t = 1; t <= ntool; t++) {
+	ng1 = ""
+	for (t = 1; t <= ntool; t++)
 		for (i = 1; i <= ns; i++)
-			if (has[s[i], order[t]]) {
-				u[++nu] = order[t]
+			if (has[s[i], tool[t]]) {
+				u[++nu] = tool[t]
+				if (ng1 == "" && tool[t] ~ /^gnu-/)
+					ng1 = tool[t]
 				break
 			}
-	}
 	any = 0
 	for (i = 1; i <= ns; i++)
 		if (pnum[s[i]])
@@ -241,38 +311,43 @@ function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hd
 		return
 	printf "\n## %s\n\n", title
 	line = "| " (ns > 1 ? "kind | " : "") pname
-	for (t = 1; t <= nu; t++)
-		line = line " | " u[t]
-	print line " | sluice vs GNU | sluice CPU s/GiB | GNU CPU s/GiB |"
-	line = "|" (ns > 1 ? "---|" : "") "---:"
-	for (t = 1; t <= nu; t++)
-		line = line "|---:"
-	print line "|---:|---:|---:|"
+	sep = "|" (ns > 1 ? "---|" : "") "---:"
+	for (t = 1; t <= nu; t++) {
+		line = line " | " label[u[t]]
+		sep = sep "|---:"
+	}
+	if (ng1 != "") {
+		line = line " | sluice vs " label[ng1]
+		sep = sep "|---:"
+	}
+	print line " |"
+	print sep "|"
 	for (i = 1; i <= ns; i++) {
 		sc = s[i]
+		unit[sc] = "rate"
 		if (!pnum[sc])
 			continue
-		f = res "/" file (ns > 1 ? "-" substr(sc, 5) : "") ".csv"
+		id = file (ns > 1 ? "-" substr(sc, 5) : "")
+		f = res "/" id ".csv"
 		hdr = pname == "pipe size" ? "kib" : pname == "line" ? "bytes" : pname == "CPUs" ? "cpus" : "outputs"
 		for (t = 1; t <= nu; t++)
 			if (has[sc, u[t]])
 				hdr = hdr "," u[t]
 		print hdr >f
-		c = split(hdr, junk, ",")
-		ncols[file (ns > 1 ? "_" substr(sc, 5) : "")] = c
-		names[file (ns > 1 ? "_" substr(sc, 5) : "")] = hdr
+		gsub(/-/, "_", id)
+		ncols[id] = split(hdr, junk, ",")
+		names[id] = hdr
 		for (p = 1; p <= pnum[sc]; p++) {
 			param = params[sc, p]
-			line = "| " (ns > 1 ? kinds[sc] " | " : "") (pname == "outputs" || pname == "CPUs" ? param : size(param))
+			line = "| " (ns > 1 ? (sc == "out_pipe" ? "pipes" : sc == "out_file" ? "tmpfs files" : "/dev/null") " | " : "") (pname == "outputs" || pname == "CPUs" ? param : size(param))
 			cl = pname == "pipe size" ? param / 1024 : param
 			for (t = 1; t <= nu; t++) {
 				k = sc SUBSEP param SUBSEP u[t]
 				if (k in cnt) {
-					stats(k, sc, param)
+					stats(k)
 					line = line " | " fmt(MED)
-					if (u[t] == "sluice") { sr = RATIO; scpu = CPU }
-					if (u[t] == "gnu") gcpu = CPU
-					printf "throughput,%s,%s,%d,%.0f,%.6g,GiB/s,%.6g,%.6g,%s,%s,%.6g\n", u[t], sc, cnt[k], bytes[k] / cnt[k], MED, LO, HI, RATIO, param, CPU >csv
+					ratio(sc, param, u[t], ng1)
+					printf "%s,%s,%s,%s,%d,%.0f,%.6g,GiB/s,%.6g,%.6g,%s,%s,%s,%s,%.6g\n", substr(sc, 1, 3) == "yes" ? "yes" : "tee", u[t], sc, param, cnt[k], bytes[k] / cnt[k], MED, LO, HI, ng1, RATIO, RLO, RHI, CPU >csv
 					cl = cl "," sprintf("%.6g", MED)
 				} else {
 					line = line " | -"
@@ -280,9 +355,10 @@ function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hd
 						cl = cl ",NaN"
 				}
 			}
-			print line " | " fmt(sr) " | " fmt(scpu) " | " fmt(gcpu) " |"
+			if (ng1 != "")
+				line = line " | " (ratio(sc, param, "sluice", ng1) ? rtext() : "-")
+			print line " |"
 			print cl >f
-			sr = scpu = gcpu = ""
 		}
 		close(f)
 	}

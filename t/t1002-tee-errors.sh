@@ -309,8 +309,12 @@ test_expect_success 'closed stdin: read error and close error' '
 	test_must_be_empty f
 '
 
-# GNU 9.1 gives up on EAGAIN ("Resource temporarily unavailable"); GNU 9.2+
-# polls and retries, as sluice must.
+# O_NONBLOCK on stdout belongs to whoever set it on the shared open file
+# (a parent, another program in the pipeline), not to tee's user, and a
+# full pipe only means the reader is slow: giving up would lose the
+# user's data for nothing.  GNU 9.1 gives up on EAGAIN ("Resource
+# temporarily unavailable", status 1); GNU 9.2 and later wait in poll(2)
+# and retry, a fix sluice follows.
 test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
 	{ nonblock 1 tee f <"$TRASH/in" 2>err; echo $? >status; } |
 		{ sleep 1; cat; } >out &&

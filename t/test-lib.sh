@@ -1,3 +1,4 @@
+#!/bin/sh
 # test-lib.sh: the shell test harness, sourced by each t/tNNNN-*.sh.
 #
 # Each case is a title and a chain of && steps run in a scratch directory:
@@ -14,8 +15,16 @@
 # every expectation is itself checked against GNU.
 # SLUICE_BIN=DIR tests the yes and tee in DIR instead (an installed copy,
 # a static build, a package).  Output is TAP.
-# A case may name prerequisites (test_expect_success STRACE 'title' '...');
-# a missing one skips the case, and t/run counts skips apart.
+# A case may name prerequisites (test_expect_success STRACE,!ROOT 'title'
+# '...'); a missing one skips the case, and t/run counts skips apart.
+# Helpers beyond the core are in t/lib-*.sh; t/README lists them all.
+
+# Run rather than sourced (prove t/t*.sh matches this file too): no tests.
+case $0 in
+test-lib.sh|*/test-lib.sh)
+	echo "1..0 # SKIP the harness that t/tNNNN-*.sh source, not a test"
+	exit 0 ;;
+esac
 
 set -u
 LC_ALL=C
@@ -50,31 +59,122 @@ if [ "${SLUICE_SAN:-}" = 1 ] && real_strace=$(command -v strace); then
 	PATH=$TRASH/bin:$PATH
 fi
 
-# test_have_prereq NAME: true if the prerequisite NAME is met.
-test_have_prereq() {
-	case $1 in
-	STRACE)	command -v strace >/dev/null &&
-		strace -f -qq -o /dev/null -e inject=getpid:error=EPERM \
-			true 2>/dev/null ;;
-	DEVFULL) [ -c /dev/full ] && [ -w /dev/full ] ;;
-	SLUICE)	[ "${TEST_HOST:-}" != 1 ] ;;
-	# Zero-copy calls are made (not so in a portable build): ask the
-	# binary itself, once, by watching yes write into a pipe.
-	ZEROCOPY) test_have_prereq SLUICE && test_have_prereq STRACE ||
-		return 1
-		if [ -z "${zerocopy_have:-}" ]; then
-			strace -f -qq -e trace=vmsplice -o "$TRASH/zerocopy" \
-				yes | head -c 1 >/dev/null
-			zerocopy_have=no
-			grep -q vmsplice "$TRASH/zerocopy" && zerocopy_have=yes
-		fi
-		[ "$zerocopy_have" = yes ] ;;
-	ROOT)	[ "$(id -u)" = 0 ] ;;
-	*)	echo "test-lib: unknown prerequisite $1" >&2; return 1 ;;
-	esac
+# Prerequisites.  A case names them, comma separated, before its title:
+# test_expect_success STRACE,!ROOT 'title' '...'.  A prerequisite is set
+# (test_set_prereq) or lazy (test_lazy_prereq), and !NAME asks for it to
+# be missing.  A case whose prerequisites are not met is skipped, never
+# run, and reported as a skip.
+
+# test_set_prereq NAME: the prerequisite NAME is met.
+test_set_prereq() {
+	eval "prereq_have_$1=yes"
 }
 
-# test_expect_success [PREREQ,...] TITLE SCRIPT
+# test_lazy_prereq NAME SCRIPT: NAME is met if SCRIPT succeeds.  SCRIPT
+# runs once, when a case first asks for NAME, in a subshell in a scratch
+# directory, its output in $TRASH/prereq-NAME.log.
+test_lazy_prereq() {
+	eval "prereq_lazy_$1=\$2"
+}
+
+# test_have_prereq NAME[,NAME...]: every NAME is met, and every !NAME is
+# not.
+test_have_prereq() {
+	for hp in $(echo "$1" | tr , ' '); do
+		case $hp in
+		!*)	! prereq_check "${hp#!}" || return 1 ;;
+		*)	prereq_check "$hp" || return 1 ;;
+		esac
+	done
+}
+
+# prereq_check NAME: 0 if NAME is met, 1 if not.  A lazy NAME is decided
+# here the first time, with SLUICE_ZEROCOPY unset whatever the case set.
+# A NAME never set nor declared ends the script: a typo must not pass for
+# a skip.
+prereq_check() {
+	case $1 in
+	*[!A-Z0-9_]*|'')
+		echo "test-lib: bad prerequisite name '$1'" >&2
+		exit 1 ;;
+	esac
+	eval "pc_have=\${prereq_have_$1:-} pc_lazy=\${prereq_lazy_$1+set}"
+	if [ -z "$pc_have" ] && [ -z "$pc_lazy" ]; then
+		echo "test-lib: unknown prerequisite $1" >&2
+		exit 1
+	fi
+	if [ -z "$pc_have" ]; then
+		pc_have=no
+		rm -rf "$TRASH/prereq-$1" && mkdir "$TRASH/prereq-$1" || exit 1
+		if (
+			unset SLUICE_ZEROCOPY
+			cd "$TRASH/prereq-$1" &&
+			eval "eval \"\$prereq_lazy_$1\""
+		) >"$TRASH/prereq-$1.log" 2>&1 </dev/null
+		then
+			pc_have=yes
+		fi
+		rm -rf "$TRASH/prereq-$1"
+		eval "prereq_have_$1=\$pc_have"
+	fi
+	[ "$pc_have" = yes ]
+}
+
+# STRACE: strace runs here and its fault injection works (not under a
+# ptrace that forbids it, as some containers do).
+test_lazy_prereq STRACE '
+	command -v strace &&
+	strace -f -qq -o /dev/null -e inject=getpid:error=EPERM true
+'
+
+# DEVFULL: /dev/full exists and can be opened for writing.
+test_lazy_prereq DEVFULL '
+	test -c /dev/full && test -w /dev/full
+'
+
+# SLUICE: the commands under test are sluice's, not GNU's (TEST_HOST=1).
+test_lazy_prereq SLUICE '
+	test "${TEST_HOST:-}" != 1
+'
+
+# ROOT: running as root, whom permission bits do not stop.
+test_lazy_prereq ROOT '
+	test "$(id -u)" = 0
+'
+
+# ZEROCOPY: yes makes zero-copy calls (not so in a portable build or in
+# GNU's): ask the binary itself, by watching it write into a pipe.
+test_lazy_prereq ZEROCOPY '
+	test_have_prereq SLUICE,STRACE &&
+	strace -f -qq -e trace=vmsplice -o trace yes | head -c 1 >/dev/null &&
+	grep vmsplice trace
+'
+
+# PYTHON3: a python3 interpreter, run with test_python3.
+test_lazy_prereq PYTHON3 '
+	python3 -c "import sys; print(sys.executable)" >"$TRASH/python3" &&
+	test -x "$(cat "$TRASH/python3")"
+'
+
+# test_python3 ARG...: run the python3 interpreter itself, isolated (-I
+# -S): not a launcher in front of it (pyenv's shim is a shell script that
+# strace and signals would meet first).  For cases that need PYTHON3.
+test_python3() {
+	"$(python3_path)" -I -S "$@"
+}
+
+# python3_path: print the path of that interpreter, as a word to put after
+# strace or env, where a shell function cannot go.
+python3_path() {
+	test_have_prereq PYTHON3 && cat "$TRASH/python3" || {
+		echo "python3_path: no python3 (a case without PYTHON3?)" >&2
+		return 1
+	}
+}
+
+# test_expect_success [PREREQ,...] TITLE SCRIPT: one case.  SCRIPT runs
+# in a subshell, in a fresh directory $TRASH/case; it passes if it exits
+# 0.  Its output is shown only if it fails.
 test_expect_success() {
 	prereq=
 	if [ $# = 3 ]; then
@@ -101,6 +201,40 @@ test_expect_success() {
 	cd "$TRASH" || exit 1
 }
 
+# The two paths of the engine: zc, the default settings, where zero-copy
+# calls (vmsplice, splice, tee) are allowed; rw, with SLUICE_ZEROCOPY=0,
+# read(2) and write(2) only.  GNU has no switch: with TEST_HOST=1 both
+# run the same GNU command, and both must pass.
+
+# test_path PATH [PREREQ,...] TITLE SCRIPT: one case on PATH (zc or rw),
+# titled "zero-copy: TITLE" or "SLUICE_ZEROCOPY=0: TITLE".  SCRIPT sees
+# SLUICE_ZEROCOPY=0 exported on the rw path and unset on the zc path.
+test_path() {
+	tp_path=$1
+	shift
+	tp_prereq=
+	if [ $# = 3 ]; then
+		tp_prereq=$1
+		shift
+	fi
+	case $tp_path in
+	zc)	test_expect_success "$tp_prereq" "zero-copy: $1" "
+		unset SLUICE_ZEROCOPY
+		$2" ;;
+	rw)	test_expect_success "$tp_prereq" "SLUICE_ZEROCOPY=0: $1" "
+		SLUICE_ZEROCOPY=0 && export SLUICE_ZEROCOPY &&
+		$2" ;;
+	*)	echo "test_path: no path $tp_path" >&2; exit 1 ;;
+	esac
+}
+
+# test_both_paths [PREREQ,...] TITLE SCRIPT: the case on the zc path,
+# then the same case on the rw path: two cases.
+test_both_paths() {
+	test_path zc "$@"
+	test_path rw "$@"
+}
+
 test_done() {
 	echo "1..$test_count"
 	[ "$test_failed" = 0 ]
@@ -114,14 +248,46 @@ test_cmp() {
 	return 1
 }
 
-# test_expect_code CODE CMD...: CMD exits with status CODE.
+# test_expect_code CODE CMD...: CMD exits with status CODE; if not, say
+# so on stderr and fail.  Redirections after it apply to CMD as well.
 test_expect_code() {
 	want=$1
 	shift
 	"$@"
 	got=$?
 	[ "$got" = "$want" ] && return 0
-	echo "test_expect_code: '$*' exited $got, not $want"
+	echo "test_expect_code: '$*' exited $got, not $want" >&2
+	return 1
+}
+
+# save_status CMD...: run CMD and write its exit status to the file
+# status; return 0.  For a command on the left of a pipe, whose status
+# the pipe loses:  save_status yes | head -n 1 >actual && test_status 0
+save_status() {
+	"$@"
+	echo $? >status
+}
+
+# test_status CODE: the status that save_status wrote is CODE.
+test_status() {
+	echo "$1" >expect.status &&
+	test_cmp expect.status status
+}
+
+# test_is_prefix FILE WHOLE: FILE is WHOLE or an exact prefix of it.
+test_is_prefix() {
+	n=$(test_file_size "$1") &&
+	head -c "$n" "$2" | cmp -s - "$1" && return 0
+	echo "test_is_prefix: $1 ($n bytes) is not a prefix of $2"
+	return 1
+}
+
+# test_is_strict_prefix FILE WHOLE: FILE is an exact prefix of WHOLE and
+# shorter than it.
+test_is_strict_prefix() {
+	test_is_prefix "$1" "$2" &&
+	test "$(test_file_size "$1")" -lt "$(test_file_size "$2")" && return 0
+	echo "test_is_strict_prefix: $1 is not shorter than $2"
 	return 1
 }
 
@@ -132,22 +298,25 @@ test_file_size() {
 
 # sigpipe_code: the exit status the shell gives a process that SIGPIPE
 # killed (dash's kill -l knows no signal names, so ask a real death).
+# SIGPIPE_STATUS holds it.
 sigpipe_code() {
 	env --default-signal=PIPE sh -c 'kill -PIPE $$'
 	echo $?
 }
+SIGPIPE_STATUS=$(sigpipe_code)
 
 # yes_ref LINE... : the expected stream of `yes LINE...`, from GNU yes.
 yes_ref() {
 	/usr/bin/yes "$@"
 }
 
-# yes_prefix FILE LINE...: FILE is an exact prefix of `yes LINE...`.
+# yes_prefix FILE LINE...: FILE is `yes LINE...` or an exact prefix of
+# it (a file is finite: it is always a prefix).
 yes_prefix() {
 	f=$1
 	shift
 	yes_ref "$@" | head -c "$(test_file_size "$f")" >prefix &&
-	cmp prefix "$f"
+	test_is_prefix "$f" prefix
 }
 
 # test_must_be_empty FILE: FILE exists and is empty.

@@ -1,0 +1,39 @@
+# lib-fault.sh: system calls made to fail with strace's fault injection,
+# and what strace's traces show.  Source it after test-lib.sh; every case
+# that uses it needs the STRACE prerequisite.
+#
+# strace does not run a call it fakes: `inject=write:retval=1` makes
+# write(2) claim one byte that never went out.  The call counts of
+# `when=` are per process.
+
+# with_faults SPEC CMD...: run CMD under strace (-f) with the faults
+# SPEC: inject= specs, separated by spaces ("vmsplice:error=EINVAL
+# write:error=EINTR:when=1..3").  CMD runs with SIGPIPE at its default,
+# whatever this shell ignores, and at most 60 s: a hang exits 124.  The
+# status is CMD's (strace passes on a death by signal as its own).  If
+# SLUICE_INJECT_LOG names a file, "CMD SPEC" is appended to it, for a
+# record of what the suite injected.
+with_faults() {
+	wf_spec=$1
+	shift
+	if [ -n "${SLUICE_INJECT_LOG:-}" ]; then
+		echo "${1##*/} $wf_spec" >>"$SLUICE_INJECT_LOG"
+	fi
+	# Word splitting of the printf gives one -e per spec.
+	env --default-signal=PIPE timeout 60 strace -f -qq -o /dev/null \
+		$(for s in $wf_spec; do printf ' -e inject=%s' "$s"; done) "$@"
+}
+
+# test_no_spin TRACE: in TRACE, a log of `strace -e trace=write,poll,...`,
+# some call failed with EAGAIN, and every EAGAIN was followed by a poll
+# before the next EAGAIN: the writer waited, it did not retry at once.
+test_no_spin() {
+	awk '
+		/EAGAIN/ { if (waiting) spin = 1; waiting = 1; n++ }
+		/poll\(/ { waiting = 0 }
+		END {
+			if (n == 0) print "test_no_spin: no EAGAIN at all"
+			if (spin) print "test_no_spin: write retried without poll"
+			exit n == 0 || spin
+		}' "$1"
+}
