@@ -4,6 +4,7 @@
 # them.  Expectations are GNU coreutils 9.1's: where a case compares with
 # /usr/bin/cat, under TEST_HOST=1 it checks GNU against itself.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-proc.sh"
 
 SQ="'"
 GNU_CAT=/usr/bin/cat
@@ -294,12 +295,7 @@ test_expect_success 'output goes out as lines come, from a slow pipe' '
 	{ cat -n <fifo >out & } &&
 	exec 3>fifo &&
 	printf "one\n" >&3 &&
-	n=0 &&
-	while ! grep -q one out 2>/dev/null; do
-		n=$((n + 1)) &&
-		test $n -lt 100 || break
-		sleep 0.1
-	done &&
+	wait_for_match out one &&
 	exec 3>&- &&
 	wait &&
 	printf "     1\tone\n" >expect &&
