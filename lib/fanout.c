@@ -37,9 +37,6 @@
 /* How an output is written (struct sl_out.path). */
 enum { OUT_ZC = 1, OUT_WRITE };
 
-/* The most one link step moves: pipe sizes bound it long before. */
-#define STEP_MAX	(16u << 20)
-
 struct fan {
 	struct sl_out *outs;
 	struct end *ends;	/* what each output is */
