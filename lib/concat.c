@@ -17,10 +17,6 @@
 #include "engine.h"
 #include "format.h"
 
-/* The most one link step moves: pipe sizes bound it long before, and
- * copy_file_range(2) stays interruptible between steps. */
-#define STEP_MAX	(16u << 20)
-
 /* The input read per transformation, and the output gathered before it
  * is written. */
 #define FMT_IN		(64u << 10)
