@@ -88,10 +88,19 @@ ssize_t read_some(int fd, void *buf, size_t len);
 int write_all(int fd, const void *buf, size_t len);
 int read_exact(int fd, void *buf, size_t len);
 
+/*
+ * The biggest pipe the engine asks for: 1 MiB is the default
+ * pipe-max-size, past which unprivileged callers get EPERM, and measured,
+ * a bigger pipe does not move data faster here.
+ */
+#define PIPE_MAX	(1L << 20)
+
 /* pipe.c */
 long pipe_size(struct end *e);
 long pipe_grow_to(int fd, long want);
+int pipe_warranted(struct end *e, size_t n);
 void pipe_carried(struct end *e, size_t n);
+int pipe_resize(struct end *e, long size);
 
 /* xfer.c */
 void link_init(struct link *l, struct end *in, struct end *out);

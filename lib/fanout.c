@@ -4,9 +4,10 @@
  * Data moves in chunks, each given to every output, in the order of the
  * outputs, before the next chunk is taken (GNU tee's order: an output
  * named twice, or a file reached through two outputs, ends up as GNU
- * leaves it).  A chunk is never more than any output can buffer, so a
- * reader that takes the outputs in lockstep is never left waiting on an
- * output that tee has not reached while tee waits on another.
+ * leaves it).  A chunk is never more than any output can buffer once its
+ * reader has taken what came before, so a reader that takes the outputs
+ * in lockstep is never left waiting on an output that tee has not
+ * reached while tee waits on another.
  *
  * A stream starts on read/write, and moves to zero-copy once one read
  * shows it is worth it (ZC_AFTER).  Then each chunk is first spliced from
@@ -50,7 +51,8 @@ struct fan {
 	int can_zc;		/* the zero-copy path may be tried */
 	off_t in_moved;		/* bytes spliced from the input */
 	int chunk[2];		/* the chunk pipe */
-	struct end chunk_end;	/* its write end, for growth */
+	struct end chunk_end;	/* its write end, for its size */
+	long chunk_want;	/* the size its traffic warrants */
 	size_t held;		/* bytes in the chunk pipe */
 	int copy[2];		/* the copy pipe */
 	long copy_size;		/* its capacity */
@@ -88,10 +90,11 @@ need_buf(struct fan *f, size_t len)
 }
 
 /*
- * The most bytes output O, described by E, can buffer: what one output
- * may be given ahead of the others.  Half a pipe, so that a chunk whose
- * pages are not full still fits; a quarter of a socket's send buffer,
- * whose bookkeeping also counts.  0: no bound (files, devices).
+ * The most bytes the output described by E can buffer, once its reader
+ * has taken what came before: what one output may be given ahead of the
+ * others.  A whole pipe (the chunk pipe is sized so that a chunk's pages
+ * fit too, see size_chunk); a quarter of a socket's send buffer, whose
+ * bookkeeping also counts.  0: no bound (files, devices).
  */
 static size_t
 room(struct end *e)
@@ -100,7 +103,7 @@ room(struct end *e)
 	socklen_t len = sizeof sz;
 
 	if (e->kind == K_PIPE)
-		return pipe_size(e) / 2;
+		return pipe_size(e);
 	if (e->kind == K_SOCKET &&
 	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
 		return sz / 4;
@@ -150,6 +153,38 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 		failed(f, i, errno);
 }
 
+/*
+ * Size the chunk pipe, while it is empty: as big as its traffic warrants,
+ * and no bigger than any output pipe.  A chunk then has no more pages
+ * than an output pipe has slots, however partly filled its pages are,
+ * so it fits into any output pipe whose reader took what came before.
+ * The copy pipe follows, so that tee(2) into it takes any chunk whole.
+ */
+static void
+size_chunk(struct fan *f)
+{
+	long want = f->chunk_want, have = pipe_size(&f->chunk_end);
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->outs[i].fd != -1 && f->ends[i].kind == K_PIPE &&
+		    pipe_size(&f->ends[i]) < want)
+			want = pipe_size(&f->ends[i]);
+	if (want == have || f->held > 0 || pipe_resize(&f->chunk_end, want) == -1)
+		return;
+	if (f->copy[0] != -1)
+		f->copy_size = pipe_grow_to(f->copy[1], f->chunk_end.size);
+}
+
+/* N bytes went through the chunk pipe: size it for what comes next. */
+static void
+grow(struct fan *f, size_t n)
+{
+	if (pipe_warranted(&f->chunk_end, n))
+		f->chunk_want = PIPE_MAX;
+	size_chunk(f);
+}
+
 /* One round of the read/write path.  Return 1 to go on, 0 at end of
  * input, -1 with errno set if reading failed. */
 static int
@@ -172,6 +207,8 @@ round_rw(struct fan *f)
 			return 1;
 		}
 		end_init(&f->chunk_end, f->chunk[1]);
+		f->chunk_want = pipe_size(&f->chunk_end);
+		size_chunk(f);
 		f->zc = 1;
 	}
 	return 1;
@@ -351,17 +388,6 @@ consume(struct fan *f, size_t i, size_t len)
 	if (o->fd != -1 && off < len)
 		put(f, i, off, len);
 	return 0;
-}
-
-/* Grow the chunk pipe with the traffic, the copy pipe alongside. */
-static void
-grow(struct fan *f, size_t n)
-{
-	long before = f->chunk_end.size;
-
-	pipe_carried(&f->chunk_end, n);
-	if (f->chunk_end.size > before && f->copy[0] != -1)
-		f->copy_size = pipe_grow_to(f->copy[1], f->chunk_end.size);
 }
 
 /*

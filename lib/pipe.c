@@ -14,12 +14,6 @@
 #include "engine.h"
 
 /*
- * 1 MiB is the default pipe-max-size, past which unprivileged callers
- * get EPERM; measured, a bigger pipe does not move data faster here.
- */
-#define PIPE_WANT	(1L << 20)
-
-/*
  * The traffic that warrants growth: 4 MiB within one second.  A log
  * trickling through tee never gets there; a bulk copy does within
  * milliseconds, and its remaining gigabytes run with the big pipe.
@@ -74,30 +68,51 @@ now_ms(void)
 }
 
 /*
- * Zero-copy just moved N bytes through pipe E: grow it once the traffic
- * warrants it (see GROW_BYTES).  The clock is read twice per 4 MiB.
+ * Zero-copy just moved N bytes through pipe E: return 1, once, when the
+ * traffic has come to warrant a big pipe (see GROW_BYTES).  The clock is
+ * read twice per 4 MiB.
  */
-void
-pipe_carried(struct end *e, size_t n)
+int
+pipe_warranted(struct end *e, size_t n)
 {
 	long long t;
 
 	if (e->kind != K_PIPE || e->grown)
-		return;
+		return 0;
 	if (e->carried == 0)
 		e->since = now_ms();
 	e->carried += n;
 	if (e->carried < GROW_BYTES)
-		return;
+		return 0;
 	t = now_ms();
-	if (t - e->since <= GROW_MS) {
-		long got = pipe_grow_to(e->fd, PIPE_WANT);
-
-		/* Whatever was granted, this pipe is done growing. */
-		e->grown = 1;
-		if (got > 0)
-			e->size = got;
-		return;
+	if (t - e->since > GROW_MS) {
+		e->carried = 0;
+		return 0;
 	}
-	e->carried = 0;
+	e->grown = 1;
+	return 1;
+}
+
+/* Zero-copy just moved N bytes through pipe E: grow it to PIPE_MAX, or
+ * what is granted, once the traffic warrants it. */
+void
+pipe_carried(struct end *e, size_t n)
+{
+	long got;
+
+	if (pipe_warranted(e, n) && (got = pipe_grow_to(e->fd, PIPE_MAX)) > 0)
+		e->size = got;
+}
+
+/* Set the size of pipe E to SIZE, smaller or bigger; return 0, or -1
+ * with errno set (EBUSY: it holds more than that). */
+int
+pipe_resize(struct end *e, long size)
+{
+	long got = sys_pipe_resize(e->fd, size);
+
+	if (got == -1)
+		return -1;
+	e->size = got;
+	return 0;
 }
