@@ -49,6 +49,7 @@ struct link {
 	enum path fast;		/* the zero-copy path to take, or PATH_RW */
 	off_t fast_moved;	/* bytes FAST moved: refusal falls back at 0 */
 	int via[2];		/* the private pipe of PATH_VIA_PIPE */
+	struct end via_end;	/* its write end, for growth */
 	size_t via_held;	/* bytes waiting in VIA */
 	char *buf;		/* the read/write buffer, BUF_SIZE bytes */
 	int side;		/* after a failure: SL_INPUT or SL_OUTPUT */

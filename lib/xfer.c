@@ -231,9 +231,12 @@ step_via(struct link *l, size_t len)
 {
 	ssize_t n;
 
-	if (l->via[0] == -1 && pipe_private(l->via) == -1) {
-		refused(l);	/* no descriptors to spare: read/write */
-		return step_rw(l, len);
+	if (l->via[0] == -1) {
+		if (pipe_private(l->via) == -1) {
+			refused(l);	/* no descriptors to spare */
+			return step_rw(l, len);
+		}
+		end_init(&l->via_end, l->via[1]);
 	}
 	if (l->via_held == 0) {
 		n = call(l, l->in->fd, l->via[1], len);
@@ -269,6 +272,7 @@ step_via(struct link *l, size_t len)
 		}
 		l->via_held -= m;
 		carried(l, m);
+		pipe_carried(&l->via_end, m);
 	}
 	l->via_held = 0;
 	return n;
