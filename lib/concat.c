@@ -47,12 +47,17 @@ sl_cat_open(int out, unsigned flags)
 	return c;
 }
 
-/* Write the pending transformed bytes; return 0, or -1 with errno set. */
+/*
+ * Write the pending transformed bytes; return 0, or -1 with errno set.
+ * An output pipe grows with this traffic as with zero-copy's.
+ */
 static int
 flush(struct sl_cat *c)
 {
 	int r = write_all(c->out.fd, c->outbuf, c->pending);
 
+	if (r == 0)
+		pipe_carried(&c->out, c->pending);
 	c->pending = 0;
 	return r;
 }
