@@ -120,8 +120,6 @@ main(int argc, char *argv[])
 		warnx("unrecognized option %s", cmd_quote(argv[1]));
 		cmd_try_help();
 	}
-	if ((c = find(argv[1])) == NULL)
-		errx(1, "unknown command %s", cmd_quote(argv[1]));
 
 	/*
 	 * `sluice CMD ARG...` is `CMD ARG...`: argv[0] is "CMD", as busybox
@@ -130,6 +128,9 @@ main(int argc, char *argv[])
 	 * name from our own argv[0]; the command's cmd_init sets the short
 	 * name, and usage lines and getopt take the full one.
 	 */
-	program_invocation_name = argv[1];
-	return c->main(argc - 1, argv + 1);
+	if ((c = find(argv[1])) != NULL) {
+		program_invocation_name = argv[1];
+		return c->main(argc - 1, argv + 1);
+	}
+	errx(1, "unknown command %s", cmd_quote(argv[1]));
 }
