@@ -1,4 +1,4 @@
-# sluice: fast yes and tee.  See README.md.
+# sluice: fast yes, tee and cat.  See README.md.
 .POSIX:
 
 include config.mk

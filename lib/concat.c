@@ -17,10 +17,6 @@
 #include "engine.h"
 #include "format.h"
 
-/* The most one link step moves: pipe sizes bound it long before, and
- * copy_file_range(2) stays interruptible between steps. */
-#define STEP_MAX	(16u << 20)
-
 /* The input read per transformation, and the output gathered before it
  * is written. */
 #define FMT_IN		(64u << 10)
@@ -88,9 +84,14 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 			*side = SL_OUTPUT;
 			return -1;
 		}
-		if ((n = read_some(c->in.fd, c->inbuf, FMT_IN)) <= 0) {
+		if ((n = read_some(c->in.fd, c->inbuf, FMT_IN)) < 0) {
 			*side = SL_INPUT;
-			return n;
+			return -1;
+		}
+		/* The end of an input is a read that waits, as GNU has it. */
+		if (n == 0) {
+			*side = SL_OUTPUT;
+			return flush(c);
 		}
 		c->pending += fmt_run(&c->fmt, c->inbuf, n,
 		    c->outbuf + c->pending);
@@ -122,6 +123,10 @@ sl_cat_close(struct sl_cat *c)
 {
 	int r = 0, saved;
 
+	/* The end of the text: what the transformation held back. */
+	if (c->flags != 0 && c->outbuf != NULL)
+		c->pending += fmt_run(&c->fmt, c->inbuf, 0,
+		    c->outbuf + c->pending);
 	if (c->pending > 0)
 		r = flush(c);
 	saved = errno;

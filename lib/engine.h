@@ -59,6 +59,14 @@ struct link {
 #define BUF_SIZE	(128u << 10)
 
 /*
+ * The most one link step moves.  Pipe sizes bound splice(2) well below
+ * it; for copy_file_range(2), which copies in the kernel, it keeps each
+ * call short: a signal is seen, and the input's shared offset never runs
+ * far ahead of the output.
+ */
+#define STEP_MAX	(1u << 20)
+
+/*
  * A read(2) of at least this much shows a stream worth the zero-copy
  * set-up.  It is more than a page, so a packet-mode pipe, whose reads
  * return one packet of at most a page, never qualifies: zero-copy would

@@ -37,9 +37,6 @@
 /* How an output is written (struct sl_out.path). */
 enum { OUT_ZC = 1, OUT_WRITE };
 
-/* The most one link step moves: pipe sizes bound it long before. */
-#define STEP_MAX	(16u << 20)
-
 struct fan {
 	struct sl_out *outs;
 	struct end *ends;	/* what each output is */
@@ -240,11 +237,13 @@ dup_chunk(struct fan *f, size_t *len, int *fixed)
  * Splice the copy pipe, holding the chunk's bytes OFF..LEN, into
  * OUTS[I].  A refusal before zero-copy reached that output sends it to
  * write(2) for good.  Whatever is left in the copy pipe goes to memory.
+ * Return 0, or -1 with errno set if the copy pipe itself failed.
  */
-static void
+static int
 from_copy(struct fan *f, size_t i, size_t off, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
+	int err;
 
 	while (off < len && o->fd != -1) {
 		ssize_t k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
@@ -255,19 +254,17 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 			pipe_carried(&f->ends[i], k);
 			continue;
 		}
-		if (k == 0)
-			errno = EIO;	/* a pipe we hold cannot end */
-		if (take(f, f->copy[0], off, len - off) == -1) {
-			f->stop = 1;	/* our own pipe fails: cannot go on */
-			return;
-		}
-		if (o->moved == 0 && is_refusal(errno)) {
+		err = k == 0 ? EIO : errno;	/* a pipe we hold cannot end */
+		if (take(f, f->copy[0], off, len - off) == -1)
+			return -1;
+		if (o->moved == 0 && is_refusal(err)) {
 			o->path = OUT_WRITE;
 			put(f, i, off, len);
 		} else
-			failed(f, i, errno);
-		return;
+			failed(f, i, err);
+		break;
 	}
+	return 0;
 }
 
 /*
@@ -314,8 +311,7 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 		/* The output took K bytes straight: skip them here. */
 		if (k > 0 && take(f, f->copy[0], 0, k) == -1)
 			return -1;
-		from_copy(f, i, k, *len);
-		return 0;
+		return from_copy(f, i, k, *len);
 	}
 	/* A write(2) output: the chunk goes to memory, once a round. */
 	if (take(f, f->copy[0], 0, *len) == -1)

@@ -27,14 +27,17 @@
 #define GROW_BYTES	(4L << 20)
 #define GROW_MS		1000
 
-/* Return the capacity of pipe E, asking once; 0 if unknown. */
+/*
+ * Return the capacity of pipe E, asking once; Linux's default, 64 KiB,
+ * if it cannot be asked.
+ */
 long
 pipe_size(struct end *e)
 {
 	long n;
 
-	if (e->size == 0 && (n = sys_pipe_size(e->fd)) > 0)
-		e->size = n;
+	if (e->size == 0)
+		e->size = (n = sys_pipe_size(e->fd)) > 0 ? n : 65536;
 	return e->size;
 }
 

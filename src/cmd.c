@@ -23,7 +23,7 @@ cmd_init(char *argv0)
 void
 cmd_help_footer(const char *name)
 {
-	printf("\nsluice %s: fast yes and tee.  See %s(1) for details.\n",
+	printf("\nsluice %s: fast yes, tee and cat.  See %s(1) for details.\n",
 	    SLUICE_VERSION, name);
 }
 

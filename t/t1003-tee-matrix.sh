@@ -408,8 +408,10 @@ for src in pipe file fifo socket; do
 	done
 done
 
+# Each round splices the chunk in (1), out of the copy pipe into
+# /dev/null (2) and into f (3): the sixth call is f's second.
 test_expect_success STRACE,ZEROCOPY 'a later splice failure is reported' '
-	inject splice:error=EINVAL:when=3 &&
+	inject splice:error=EINVAL:when=6 &&
 	run_set fileop pipe burst $LATE &&
 	check_late fileop $LATE &&
 	echo 1 >expect &&

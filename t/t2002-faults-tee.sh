@@ -1,35 +1,44 @@
 #!/bin/sh
-# tee: the fault injection matrix.  Each syscall tee makes (splice, tee,
-# write, read, poll, fcntl, pipe2, openat) fails on each path with the
-# errors the kernel really returns there, at the first call and at later
-# ones, and some calls return short counts.  The paths:
+# tee: the fault injection matrix.  Each system call tee makes fails on
+# each path, at the first call and at a later one, on each side, with the
+# errors the kernel really returns there; some calls return short counts.
+# The paths and the calls each makes per chunk (once a first read(2) has
+# shown a stream worth zero-copy):
 #
-#   pp	pipe -> stdout pipe			splice only
-#   pf	pipe -> stdout pipe, f			tee(2) to stdout, splice to f
-#   pff	pipe -> stdout pipe, f1, f2		tee(2) into the private pipe
-#   fp	file -> stdout pipe, f			splice into a private pipe first
-#   fff	file -> stdout pipe, f1, f2		both private pipes
-#   pa	pipe -> stdout pipe, -a f		tee(2) to stdout, write to f
+#   pp	pipe -> stdout pipe		splice(0 -> 1): no copy needed
+#   pf	pipe -> stdout pipe, f		splice(0 -> chunk pipe), tee(2)
+#					into stdout, splice into f
+#   pff	pipe -> stdout pipe, f1, f2	as pf, and f1 through the copy pipe:
+#					tee(2) into it, splice out of it
+#   fp	file -> stdout pipe, f		as pf from a file
+#   fff	file -> stdout pipe, f1, f2	as pff from a file
+#   pa	pipe -> stdout pipe, -a f	as pf, f by read(2) and write(2)
 #   rw	pipe -> stdout pipe, f, SLUICE_ZEROCOPY=0	read and write
 #   rf	file -> stdout pipe, f, SLUICE_ZEROCOPY=0
+#
+# The policy under test: a refusal (EINVAL, ENOSYS, ENOMEM: the call
+# cannot serve this pair) before zero-copy moved anything on that side
+# falls back to read/write, nothing lost; any other error, and any
+# failure once bytes moved, is that side's error: the input's ("tee: read
+# error: E") or one output's ("tee: NAME: E").  The engine's own pipes
+# failing costs only speed.
 #
 # The expectations:
 #
 #   exact		status 0, no message, every output is the input
 #   fail:N:E		one message "tee: N: strerror(E)", status 1, output
 #			N a strict prefix of the input, the others exact
-#   late:N1,N2:E	fail:Ni:E for one of the outputs listed
-#   maybe:N1,N2:E	exact, or late:N1,N2:E (the call may have been a
-#			first one, where tee falls back)
 #   read:E		"tee: read error: strerror(E)", status 1, every
 #			output the same strict prefix of the input
 #   skip:N:K		as exact, but output N lacks the first K bytes:
 #			strace does not run a call it fakes with retval=K
 #
 # t1003 has the zero-copy refusals per input and output kind; this is the
-# per-syscall, per-error matrix.  Every run is bounded by timeout.  Cases
-# whose expectation needs zero-copy calls are ZEROCOPY (sluice, not the
-# portable build); those where GNU 9.1 differs are SLUICE.
+# per-syscall, per-error matrix.  The call to fail is found by its
+# arguments in a traced run first (call), so the cases do not depend on
+# how many calls the start-up makes.  Every run is bounded by timeout.
+# Cases whose expectation needs zero-copy calls are ZEROCOPY (sluice, not
+# the portable build); those where GNU 9.1 differs are SLUICE.
 . "$(dirname "$0")/test-lib.sh"
 
 SQ="'"
@@ -71,17 +80,21 @@ run_path() {
 	esac
 }
 
-# nth PATH SYSCALL TEXT ARG...: the number of the first SYSCALL call that
-# holds TEXT in a traced run of PATH (the dynamic loader and setlocale
-# make reads and opens before tee does).
-nth() {
-	np=$1 ns=$2 nre=$3
-	shift 3
-	run_path $np "strace -qq -o trace -e trace=$ns" "$@" &&
-	NRE=$nre NS=$ns awk '
-		index($0, ENVIRON["NS"] "(") == 1 {
+# call PATH SYSCALL REGEX K ARG...: the number, among the SYSCALL calls,
+# of the K-th one whose trace line matches the extended REGEX, in a
+# traced run of PATH (the dynamic loader and setlocale make reads and
+# opens before tee does).
+call() {
+	cp_=$1 cs=$2 cre=$3 ck=$4
+	shift 4
+	run_path $cp_ "strace -qq -o trace -e trace=$cs" "$@" &&
+	CRE=$cre CS=$cs CK=$ck awk '
+		index($0, ENVIRON["CS"] "(") == 1 {
 			n++
-			if (index($0, ENVIRON["NRE"])) { print n; exit }
+			if ($0 ~ ENVIRON["CRE"] && ++k == ENVIRON["CK"]) {
+				print n
+				exit
+			}
 		}
 	' trace
 }
@@ -103,6 +116,17 @@ strict_prefix() {
 	head -c "$n" "$TRASH/in" | cmp -s - "$1" &&
 	test "$n" -lt "$(test_file_size "$TRASH/in")" && return 0
 	echo "$1 ($n bytes) is not a strict prefix of the input"
+	return 1
+}
+
+# skipped FILE K: FILE is the input less K bytes somewhere: those a
+# faked call claimed to move.
+skipped() {
+	d=$(cmp "$TRASH/in" "$1" | awk '{ sub(",", "", $5); print $5 }') &&
+	test -n "$d" &&
+	{ head -c $((d - 1)) "$TRASH/in" && tail -c +$((d + $2)) "$TRASH/in"; } |
+		cmp - "$1" && return 0
+	echo "$1 is not the input less $2 bytes at byte ${d:-?}"
 	return 1
 }
 
@@ -128,10 +152,9 @@ check() {
 		echo 0 >expect.status &&
 		test_cmp expect.status status &&
 		test_must_be_empty err &&
-		tail -c +$((k + 1)) "$TRASH/in" >skipped &&
 		for o in $(outputs $cp); do
 			if [ "${o#*:}" = "$who" ]; then
-				test_cmp skipped ${o%%:*} || return 1
+				skipped ${o%%:*} $k || return 1
 			else
 				test_cmp "$TRASH/in" ${o%%:*} || return 1
 			fi
@@ -198,67 +221,87 @@ test_expect_success 'setup: a 4 MiB input' '
 # --output-error=warn (GNU alike): those cases run with it.
 WARN=--output-error=warn
 
-REAL="EINVAL ENOSYS ENOMEM EIO ENOSPC EPIPE"
+REFUSE="EINVAL ENOSYS ENOMEM"
+ERRORS="EIO ENOSPC EPIPE"
 
-# splice: the first call to each output falls back to write(2), whatever
-# the error.  A later one is that output's error.  EAGAIN waits in poll,
-# EINTR retries.  For a file input, splice into the private pipe failing
-# moves nothing: read(2) takes over, exact.
-for err in $REAL EAGAIN EINTR; do
-	a=
-	[ $err = EPIPE ] && a=$WARN
-	for pth in pp pf pff fp fff pa; do
-		fault STRACE $pth splice:error=$err:when=1 exact $a
+# fault_at PREREQ PATH SYSCALL REGEX K ERR WHAT: one case: the K-th
+# SYSCALL call matching REGEX fails with ERR; expect WHAT.
+fault_at() {
+	fq=$1 fp=$2 fs=$3 fre=$4 fk=$5 fe=$6 fw=$7
+	fa=
+	[ $fe = EPIPE ] && fa=$WARN
+	test_expect_success "$fq" "$fp path, $fs call $fk like /$fre/ fails with $fe: $fw" '
+		when=$(call '$fp' '$fs' "'"$fre"'" '$fk' '$fa') &&
+		test -n "$when" &&
+		inject '$fp' '$fs':error='$fe':when=$when '$fa' &&
+		check '$fp' '$fw'
+	'
+}
+
+# side PATH SYSCALL REGEX WHO: the side of a call, for each error, at the
+# first call and a later one: a refusal first falls back (exact), an
+# error first is WHO's; later, anything is WHO's.  WHO is an output
+# name, or read for the input.
+side() {
+	for e in $REFUSE; do
+		fault_at STRACE,ZEROCOPY $1 $2 "$3" 1 $e exact
 	done
-	fault STRACE pff splice:error=$err:when=1..3 exact $a
+	for e in $ERRORS; do
+		[ $4 = read ] && [ $e = EPIPE ] && continue
+		if [ $4 = read ]; then w=read:$e; else w=fail:$4:$e; fi
+		fault_at STRACE,ZEROCOPY $1 $2 "$3" 1 $e $w
+	done
+	for e in EINVAL EIO; do
+		if [ $4 = read ]; then w=read:$e; else w=fail:$4:$e; fi
+		fault_at STRACE,ZEROCOPY $1 $2 "$3" 3 $e $w
+	done
+}
+
+test_expect_success 'setup: a 4 MiB input' '
+	head -c 4194304 /dev/urandom >"$TRASH/in"
+'
+
+# One output: splice(2) straight from the input pipe to stdout.  A pipe
+# fails only as a writer, so any error is stdout's.
+side pp splice '^splice\(0, NULL, 1,' stdout
+
+# The input side: splice(2) into the chunk pipe, which cannot fail.
+for p in pf pff fp fff pa; do
+	side $p splice '^splice\(0, NULL,' read
 done
-for err in $REAL; do
-	a=
-	[ $err = EPIPE ] && a=$WARN
-	fault STRACE,ZEROCOPY pp splice:error=$err:when=3 late:stdout:$err $a
-	fault STRACE,ZEROCOPY pf splice:error=$err:when=3 late:f:$err $a
-	fault STRACE,ZEROCOPY pff splice:error=$err:when=5 \
-		maybe:stdout,f1,f2:$err $a
-	fault STRACE,ZEROCOPY fp splice:error=$err:when=4 maybe:f:$err $a
-	fault STRACE,ZEROCOPY fff splice:error=$err:when=6 \
-		maybe:stdout,f1,f2:$err $a
+# The outputs: tee(2) into stdout, splice(2) into f (or the last file).
+for p in pf pff fp fff pa; do
+	side $p tee '^tee\([0-9]+, 1,' stdout
 done
-for err in EAGAIN EINTR; do
-	for pth in pp pf pff fp fff pa; do
-		fault STRACE $pth splice:error=$err:when=3+2 exact
+side pf splice '^splice\([0-9]+, NULL, 3,' f
+side fp splice '^splice\([0-9]+, NULL, 3,' f
+side pff splice '^splice\([0-9]+, NULL, 4,' f2
+side fff splice '^splice\([0-9]+, NULL, 4,' f2
+# f1 takes the chunk out of the copy pipe.
+side pff splice '^splice\([0-9]+, NULL, 3,' f1
+side fff splice '^splice\([0-9]+, NULL, 3,' f1
+
+# tee(2) into the copy pipe: the engine's own pipe.  Whatever fails
+# there, the chunk goes on from memory: exact.
+for e in EINVAL EIO ENOMEM; do
+	for k in 1 3; do
+		fault_at STRACE,ZEROCOPY pff tee '^tee\([0-9]+, [02-9][0-9]*,' $k $e exact
+		fault_at STRACE,ZEROCOPY fff tee '^tee\([0-9]+, [02-9][0-9]*,' $k $e exact
 	done
 done
 
-# tee(2): into the stdout pipe, the first failure falls back, a later one
-# is stdout's error; into the private pipe (pff, fff) it never moved a
-# byte, so any failure falls back to read/write, exact.
-for err in $REAL EAGAIN EINTR; do
-	a=
-	[ $err = EPIPE ] && a=$WARN
-	for pth in pf fp pa pff fff; do
-		fault STRACE $pth tee:error=$err:when=1 exact $a
-	done
-	for pth in pff fff; do
-		fault STRACE $pth tee:error=$err:when=3 exact $a
-		fault STRACE $pth tee:error=$err:when=4..9 exact $a
-	done
-done
-for err in $REAL; do
-	a=
-	[ $err = EPIPE ] && a=$WARN
-	for pth in pf fp pa; do
-		fault STRACE,ZEROCOPY $pth tee:error=$err:when=3 late:stdout:$err $a
-	done
-done
-for err in EAGAIN EINTR; do
-	for pth in pf fp pa; do
-		fault STRACE $pth tee:error=$err:when=2+2 exact
+# EAGAIN waits in poll, EINTR retries, on every call of every path.
+for e in EAGAIN EINTR; do
+	for p in pp pf pff fp fff pa; do
+		fault STRACE $p "splice:error=$e:when=1..4" exact
+		fault STRACE $p "tee:error=$e:when=2..5" exact
 	done
 done
 
 # write(2): on the read/write path outputs are written in order, stdout
-# first (GNU 9.1 alike).  An -a file is written by write(2) beside
-# zero-copy.  Where zero-copy carries every output, write is not called.
+# first (GNU 9.1 alike); write errors are never refusals.  An -a file is
+# written by write(2) beside zero-copy, and so is every output while the
+# first read decides whether zero-copy is worth it.
 WERR="EINVAL EIO ENOSPC EPIPE EBADF EFBIG EDQUOT"
 for err in $WERR; do
 	a=
@@ -267,9 +310,8 @@ for err in $WERR; do
 	fault STRACE rw write:error=$err:when=2 fail:f:$err $a
 	fault STRACE rw write:error=$err:when=3 fail:stdout:$err $a
 	fault STRACE rf write:error=$err:when=4 fail:f:$err $a
-	fault STRACE,ZEROCOPY pa write:error=$err:when=1 fail:f:$err $a
-	fault STRACE,ZEROCOPY pa write:error=$err:when=3 fail:f:$err $a
-	fault STRACE,ZEROCOPY pff write:error=$err exact $a
+	fault_at STRACE pa write '^write\(3,' 1 $err fail:f:$err
+	fault_at STRACE pa write '^write\(3,' 3 $err fail:f:$err
 done
 # GNU 9.1 tee gives up on EAGAIN and EINTR from write; sluice retries.
 for when in 1 2 3 1+3; do
@@ -288,87 +330,77 @@ test_expect_success STRACE 'rw path, write:error=EPIPE:when=2, default mode: f d
 	test_cmp "$TRASH/in" out &&
 	test_must_be_empty f
 '
+
+# Short counts.  A faked write(2) or tee(2) claims bytes that never went
+# out: that output lacks them, the others are exact.  A faked splice(2)
+# leaves its bytes where they were, for the next call.
 for k in 1 7 4095 4096; do
 	fault STRACE rw write:retval=$k:when=1 skip:stdout:$k
 	fault STRACE rw write:retval=$k:when=2 skip:f:$k
-	fault STRACE,ZEROCOPY pa write:retval=$k:when=1 skip:f:$k
-done
-
-# Short counts from zero-copy: a faked splice leaves the bytes in the
-# input pipe for the next call; a faked tee(2) to stdout then has its
-# bytes moved on to f without stdout having had them.
-for k in 1 7 4095 4096; do
 	fault STRACE pp splice:retval=$k:when=1 exact
 	fault STRACE pp splice:retval=$k:when=2 exact
-	fault STRACE,ZEROCOPY pf tee:retval=$k:when=1 skip:stdout:$k
+	test_expect_success STRACE,ZEROCOPY "pf path, tee(2) into stdout claims $k bytes: stdout lacks them" '
+		when=$(call pf tee "^tee\\([0-9]+, 1," 1) && test -n "$when" &&
+		inject pf tee:retval='$k':when=$when &&
+		check pf skip:stdout:'$k'
+	'
 done
 
 # read(2): the first failure ends tee with nothing written, a later one
-# after every output got the same prefix.  The read to fail is found in
-# a traced run, past the dynamic loader's and setlocale's reads.
+# after every output got the same prefix.  On the zero-copy paths the
+# input is read by read(2) only until the stream shows it is worth more.
 for path in rw rf; do
 	for err in EINVAL EIO EISDIR ENOMEM EFAULT; do
 		test_expect_success STRACE "$path path, first read(0) fails with $err: read error" '
-			when=$(nth '$path' read "read(0,") && test -n "$when" &&
+			when=$(call '$path' read "^read\\(0," 1) && test -n "$when" &&
 			inject '$path' read:error='$err':when=$when &&
 			check '$path' read:'$err'
 		'
 		test_expect_success STRACE "$path path, third read(0) fails with $err: read error" '
-			when=$(nth '$path' read "read(0,") && test -n "$when" &&
-			inject '$path' read:error='$err':when=$((when + 2)) &&
+			when=$(call '$path' read "^read\\(0," 3) && test -n "$when" &&
+			inject '$path' read:error='$err':when=$when &&
 			check '$path' read:'$err'
 		'
 	done
 	for err in EINTR EAGAIN; do
 		[ $err = EAGAIN ] && q=STRACE,SLUICE || q=STRACE
 		test_expect_success $q "$path path, read(0) fails with $err: retried, exact" '
-			when=$(nth '$path' read "read(0,") && test -n "$when" &&
+			when=$(call '$path' read "^read\\(0," 1) && test -n "$when" &&
 			inject '$path' read:error='$err':when=$when..$((when + 3)) &&
 			check '$path' exact
 		'
 	done
 done
-# With -a f beside a stdout pipe, stdout has each chunk by tee(2) before
-# f's read(2) of it: after a read error stdout may hold more than f.
-for err in EIO EINVAL EFAULT; do
-	test_expect_success STRACE,SLUICE "pa path, a read from the input pipe fails with $err: read error" '
-		when=$(nth pa read "read(0,") && test -n "$when" &&
-		inject pa read:error='$err':when=$((when + 1)) &&
-		echo "tee: read error: $(strerror '$err')" >expect.err &&
-		test_cmp expect.err err &&
-		echo 1 >expect.status &&
-		test_cmp expect.status status &&
-		strict_prefix out &&
-		strict_prefix f &&
-		test $(test_file_size f) -le $(test_file_size out)
-	'
+for path in pf fp; do
+	for err in EIO EFAULT; do
+		test_expect_success STRACE "$path path, the first read(0) fails with $err: read error" '
+			when=$(call '$path' read "^read\\(0," 1) && test -n "$when" &&
+			inject '$path' read:error='$err':when=$when &&
+			check '$path' read:'$err'
+		'
+	done
 done
 
-# poll is only called after EAGAIN.  EINTR is retried; a failure while
-# waiting on the first zero-copy call is a refusal, and tee falls back;
-# later it is the output's error, or a read error when reading.
-for err in ENOMEM EINVAL EFAULT EINTR; do
-	w=
-	[ $err = EINTR ] && w=:when=1..3
-	fault STRACE pp "splice:error=EAGAIN:when=1 poll:error=$err$w" exact
-	fault STRACE pf "tee:error=EAGAIN:when=1 poll:error=$err$w" exact
-	fault STRACE pff "tee:error=EAGAIN:when=2 poll:error=$err$w" exact
-	fault STRACE pp "splice:error=EAGAIN:when=1 poll:error=$err:when=1" exact
+# poll is only called after EAGAIN.  EINTR is retried.  Waiting on the
+# input, a failure is the input's; on an output, that output's.
+for p in pp pf pff; do
+	fault STRACE $p "splice:error=EAGAIN:when=1 poll:error=EINTR:when=1..3" exact
 done
-for err in ENOMEM EINVAL EFAULT; do
-	fault STRACE,ZEROCOPY pp "splice:error=EAGAIN:when=3 poll:error=$err" \
-		late:stdout:$err
-	fault STRACE,SLUICE rw "write:error=EAGAIN:when=1 poll:error=$err" \
-		fail:stdout:$err
-	test_expect_success STRACE,SLUICE "rw path, read(0) EAGAIN, then poll fails with $err: read error" '
-		when=$(nth rw read "read(0,") && test -n "$when" &&
-		inject rw "read:error=EAGAIN:when=$((when + 1)) poll:error='$err'" &&
-		check rw read:'$err'
-	'
+for err in EFAULT EBADF; do
+	fault_poll() {
+		test_expect_success STRACE,ZEROCOPY "$1 path, $2 call $3 EAGAIN, then poll fails with $err: $4" '
+			when=$(call '$1' '$2' "'"$5"'" '$3') && test -n "$when" &&
+			inject '$1' "'$2':error=EAGAIN:when=$when poll:error='$err'" &&
+			check '$1' '$4'
+		'
+	}
+	fault_poll pf splice 3 read:$err '^splice\(0, NULL,'
+	fault_poll pf tee 3 fail:stdout:$err '^tee\([0-9]+, 1,'
+	fault_poll pff splice 3 fail:f1:$err '^splice\([0-9]+, NULL, 3,'
 done
 
-# fcntl: F_GETPIPE_SZ, F_SETPIPE_SZ and F_GETFL refused anywhere only cost
-# speed (EPERM is what pipe-max-size gives, ENOMEM the pipe quota).
+# fcntl: F_GETFL, F_GETPIPE_SZ and F_SETPIPE_SZ refused anywhere only
+# cost speed (EPERM is what pipe-max-size gives, ENOMEM the pipe quota).
 for err in EPERM ENOMEM EINVAL; do
 	for when in 1 2 3 5 1+; do
 		for pth in pff fff pa; do
@@ -393,7 +425,7 @@ for err in EMFILE ENFILE ENOSPC EIO EPERM EACCES EROFS EDQUOT ENOMEM; do
 		test_expect_success STRACE "$path path, openat of the first FILE fails with $err" '
 			name=$(outputs '$path' | cut -d" " -f2) &&
 			name=${name%%:*} &&
-			when=$(nth '$path' openat "\"$name\"") && test -n "$when" &&
+			when=$(call '$path' openat "\"$name\"" 1) && test -n "$when" &&
 			inject '$path' openat:error='$err':when=$when &&
 			echo 1 >expect.status &&
 			test_cmp expect.status status &&

@@ -257,6 +257,15 @@ qtest 'a newline' "$(printf 'n\nl')" "'nodir/n'\$'\\n''l'"
 qtest 'a high byte in the C locale' "$(printf '\303\251')" \
 	"'nodir/'\$'\\303\\251'"
 
+test_expect_success 'quoting in a UTF-8 locale: a valid character stands' '
+	LC_ALL=C.UTF-8 &&
+	export LC_ALL &&
+	name=$(printf "caf\303\251") &&
+	test_expect_code 1 cat "nodir/$name" >out 2>err &&
+	echo "cat: nodir/$name: No such file or directory" >expect &&
+	test_cmp_v expect err
+'
+
 test_expect_success 'quoting in input file is output file' '
 	printf "abc\n" >"a b" &&
 	test_expect_code 1 cat "a b" >>"a b" 2>err &&

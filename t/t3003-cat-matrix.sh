@@ -13,27 +13,13 @@ PRIOR="prior content
 "
 GNU_CAT=/usr/bin/cat
 
-# The python3 interpreter itself, for the socket cases (none: skipped).
-PYTHON=$(python3 -c "import sys; print(sys.executable)" 2>/dev/null)
-
-# test_expect_socket TITLE SCRIPT: a case that needs python3 for its
-# unix sockets; without it, a skip as the harness reports one.
-test_expect_socket() {
-	if [ -z "$PYTHON" ]; then
-		test_count=$((test_count + 1))
-		echo "ok $test_count # skip $1 (missing SOCKET)"
-		return 0
-	fi
-	test_expect_success "$@"
-}
-
 # Python ignores SIGPIPE and exec would pass that on: the wrappers
 # restore the default before they exec the command.
 
 # sockin CMD...: run CMD with stdin a unix stream socket that carries
 # this stdin, copied by a child process.
 sockin() {
-	"$PYTHON" -I -S -c '
+	test_python3 -c '
 import os, signal, socket, sys
 a, b = socket.socketpair()
 if os.fork() == 0:
@@ -58,8 +44,8 @@ os.execvp(sys.argv[1], sys.argv[1:])
 
 # sockout.py CMD...: run CMD with stdout a unix stream socket, and copy
 # what comes out of it to this stdout; exit as CMD did.  A script, not a
-# function, as it may go after sockin; run as $SOCKOUT CMD...
-SOCKOUT="$PYTHON -I -S $TRASH/sockout.py"
+# function, as it may go after sockin; run as
+# "$(python3_path)" -I -S "$TRASH/sockout.py" CMD...
 $GNU_CAT >"$TRASH/sockout.py" <<-\EOF
 	import os, signal, socket, sys
 	a, b = socket.socketpair()
@@ -123,7 +109,8 @@ check() {
 	file)	run_in $src $size "$opt" >out ;;
 	append)	printf "$PRIOR" >out && run_in $src $size "$opt" >>out ;;
 	null)	run_in $src $size "$opt" >/dev/null ;;
-	socket)	OUTWRAP=$SOCKOUT && run_in $src $size "$opt" >out ;;
+	socket)	OUTWRAP="$(python3_path) -I -S $TRASH/sockout.py" &&
+		run_in $src $size "$opt" >out ;;
 	esac
 	in=$(source_of $src $size)
 	{
@@ -164,10 +151,10 @@ for opt in "" -nA; do
 		for out in pipe file append null socket; do
 			title="$src to $out, every size, cat ${opt:-(no option)}"
 			case $src$out in
-			*socket*) tes=test_expect_socket ;;
-			*) tes=test_expect_success ;;
+			*socket*) prereq=PYTHON3 ;;
+			*) prereq= ;;
 			esac
-			$tes "$title" '
+			test_expect_success $prereq "$title" '
 				for size in $SIZES; do
 					check $src $out $size "$opt" || exit 1
 				done

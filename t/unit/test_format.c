@@ -433,6 +433,38 @@ test_room(void)
 	}
 }
 
+/* fmt_room with 19-byte line numbers, the widest GNU prints. */
+static void
+test_room_wide_numbers(void)
+{
+	static const char *const texts[] = { "\n", "\377\n", "\377" };
+	size_t i, j, n = 2000, room = fmt_room(n), got, g;
+	char in[2000], *out = malloc(room + GUARD);
+	struct fmt f;
+	int good;
+
+	if (out == NULL)
+		die("malloc");
+	for (i = 0; i < sizeof texts / sizeof *texts; i++) {
+		size_t k = strlen(texts[i]);
+
+		for (j = 0; j < n; j++)
+			in[j] = texts[i][j % k];
+		fmt_init(&f, SL_CAT_NUMBER | SL_CAT_SHOW_ENDS |
+		    SL_CAT_SHOW_NONPRINTING);
+		memset(f.num, '9', 18);
+		f.first = 0;
+		f.print = 0;
+		memset(out + room, 0x5a, GUARD);
+		got = fmt_run(&f, in, n, out);
+		good = got <= room;
+		for (g = 0; g < GUARD; g++)
+			good &= out[room + g] == 0x5a;
+		ok(good, "fmt_room holds text %zu with 19-byte numbers", i);
+	}
+	free(out);
+}
+
 int
 main(void)
 {
@@ -445,5 +477,6 @@ main(void)
 	test_number_width();
 	test_number_overflow();
 	test_room();
+	test_room_wide_numbers();
 	return done();
 }
