@@ -58,6 +58,7 @@ called_as(const char *argv0)
 	return find(argv0);
 }
 
+/* Print --help: the forms of the call, the options, the commands; exit. */
 _Noreturn static void
 usage(void)
 {
@@ -82,6 +83,7 @@ usage(void)
 	exit(cmd_flush_stdout());
 }
 
+/* Print --list: the commands, one a line; exit. */
 _Noreturn static void
 list(void)
 {
