@@ -104,8 +104,11 @@ main(int argc, char *argv[])
 	if (argc > 0 && (c = called_as(argv[0])) != NULL)
 		return c->main(argc, argv);
 
-	/* Any other name, or none (an empty argv), is the dispatcher. */
-	if (argc < 1)
+	/*
+	 * Any other name is the dispatcher; so is none, an empty argv,
+	 * which Linux turns into an argv[0] of "": name ourselves then.
+	 */
+	if (argc < 1 || *argv[0] == '\0')
 		program_invocation_name = self;
 	cmd_init(program_invocation_name);
 	if (argc < 2) {
