@@ -9,10 +9,13 @@ CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_io.c t/unit/test_repeat.c t/unit/test_fanout.c \
 	t/unit/test_format.c
 MAN = man/yes.1 man/tee.1 man/cat.1
+# The commands of the multi-call sluice: src/sluice.c's table names them.
+COMMANDS = yes tee cat
 
 LIBOBJ = $(LIB:%.c=$(BUILD)/%.o)
 PICOBJ = $(LIB:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
+MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/sluice.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
 HDR = include/sluice.h src/cmd.h lib/engine.h lib/format.h lib/sys.h
 
@@ -30,7 +33,7 @@ QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t9001-man.sh \
 	t/t1003-tee-matrix.sh t/t3003-cat-matrix.sh t/t9002-cat-man.sh
 
-all: bin libs
+all: bin sluice libs
 
 bin: $(BUILD)/yes $(BUILD)/tee $(BUILD)/cat
 
@@ -69,6 +72,18 @@ $(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
 $(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
 
+# The multi-call sluice: each command compiled again with its main()
+# renamed CMD_main, and src/sluice.c's main() to choose one by name.
+sluice: $(BUILD)/sluice
+
+$(BUILD)/multi/%.o: src/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_main -c -o $@ $<
+
+$(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/libsluice.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
+		$(BUILD)/libsluice.a
+
 $(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/libsluice.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a
@@ -87,15 +102,25 @@ check-san:
 check-host:
 	TEST_HOST=1 t/run
 
-# Self-contained static binaries, linked with musl, in build-static.
+# The shell tests against the multi-call sluice, called through links
+# yes, tee and cat to it in $(BUILD)/multi/bin.
+check-multi: bin sluice
+	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
+	for c in sluice $(COMMANDS); do \
+		ln -s ../../sluice $(BUILD)/multi/bin/$$c || exit 1; done
+	BUILD=$(BUILD) SLUICE_BIN=$(BUILD)/multi/bin t/run t/t[0-9]*.sh
+
+# Self-contained static binaries, linked with musl, in build-static: the
+# separate commands and the multi-call sluice.
 static:
-	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin
+	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin sluice
 
 # The unit tests and data-path shell tests of the static build, which
 # must need no loader and no libc.so.
 check-static:
-	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin unit
-	for b in build-static/yes build-static/tee build-static/cat; do \
+	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin sluice unit
+	for b in build-static/yes build-static/tee build-static/cat \
+	    build-static/sluice; do \
 		if readelf -d $$b | grep -q NEEDED; then \
 			echo "$$b is not static"; exit 1; fi; done
 	BUILD=build-static t/run build-static/unit/* $(STATICTESTS)
@@ -123,17 +148,32 @@ bench-bin: $(BENCHBIN)
 bench: all bench-bin
 	BUILD=$(BUILD) bench/run quick
 
-install: install-bin install-lib
+install: install-bin$(MULTICALL:1=-multi) install-lib
 
-# The commands and their man pages.
+# The commands and their man pages.  rm first: cp would write through
+# the links that an install with MULTICALL=1 left, into sluice.
 install-bin: bin
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1
+	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee \
+		$(DESTDIR)$(BINDIR)/cat
 	cp -f $(BUILD)/yes $(BUILD)/tee $(BUILD)/cat $(DESTDIR)$(BINDIR)/
 	chmod 755 $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee \
 		$(DESTDIR)$(BINDIR)/cat
 	cp -f $(MAN) $(DESTDIR)$(MANPREFIX)/man1/
 	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/yes.1 \
 		$(DESTDIR)$(MANPREFIX)/man1/tee.1 $(DESTDIR)$(MANPREFIX)/man1/cat.1
+
+# MULTICALL=1: the multi-call sluice, the commands as links to it, and
+# the man pages.
+install-bin-multi: sluice
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1
+	cp -f $(BUILD)/sluice $(DESTDIR)$(BINDIR)/
+	chmod 755 $(DESTDIR)$(BINDIR)/sluice
+	for c in $(COMMANDS); do \
+		ln -sf sluice $(DESTDIR)$(BINDIR)/$$c || exit 1; done
+	cp -f $(MAN) man/sluice.1 $(DESTDIR)$(MANPREFIX)/man1/
+	for m in yes tee cat sluice; do \
+		chmod 644 $(DESTDIR)$(MANPREFIX)/man1/$$m.1 || exit 1; done
 
 # The engine: static and shared library, header, pkg-config file.
 install-lib: libs
@@ -150,10 +190,12 @@ install-lib: libs
 		sluice.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 
+# Whichever install it was: the multi-call sluice too, if there.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee $(DESTDIR)$(BINDIR)/cat
+	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee $(DESTDIR)$(BINDIR)/cat \
+		$(DESTDIR)$(BINDIR)/sluice
 	rm -f $(DESTDIR)$(MANPREFIX)/man1/yes.1 $(DESTDIR)$(MANPREFIX)/man1/tee.1 \
-		$(DESTDIR)$(MANPREFIX)/man1/cat.1
+		$(DESTDIR)$(MANPREFIX)/man1/cat.1 $(DESTDIR)$(MANPREFIX)/man1/sluice.1
 	rm -f $(DESTDIR)$(LIBDIR)/libsluice.a $(DESTDIR)$(LIBDIR)/$(SONAME) \
 		$(DESTDIR)$(LIBDIR)/libsluice.so $(DESTDIR)$(INCLUDEDIR)/sluice.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
@@ -195,7 +237,7 @@ clean:
 
 .PHONY: all bin libs unit check check-san check-host bench install uninstall \
 	clean install-bin install-lib check-install check-example static \
-	check-static check-deb check-clang
+	check-static check-deb check-clang sluice check-multi install-bin-multi
 
 # Reliability: fuzzing, valgrind, linters and the soak test.
 # `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
@@ -211,8 +253,8 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
 	t/t1001-tee-options.sh
-LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c fuzz/fanout.c \
-	fuzz/repeat.c
+LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/sluice.c \
+	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50
 
 fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)

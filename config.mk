@@ -10,6 +10,11 @@ LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 
+# MULTICALL = 1 makes `make install` install the multi-call sluice, with
+# yes, tee and cat as links to it, in place of the three programs;
+# `make uninstall` removes either.
+MULTICALL =
+
 # PORTABLE = 1 builds without the Linux zero-copy calls (splice, vmsplice,
 # tee, F_SETPIPE_SZ): read(2)/write(2) only, into build-portable.
 PORTABLE =
