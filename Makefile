@@ -1,5 +1,5 @@
-# sluice: fast yes, tee and cat.  See README.md.
-.POSIX:
+# sluice: fast yes, tee and cat.  See README.md.  GNU make: the
+# rules use % patterns.  Recipes longer than a few lines are in scripts/.
 
 include config.mk
 
@@ -143,7 +143,6 @@ $(BUILD)/bench/%: bench/%.c
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 bench-bin: $(BENCHBIN)
-.PHONY: bench-bin
 
 bench: all bench-bin
 	BUILD=$(BUILD) bench/run quick
@@ -200,44 +199,16 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libsluice.so $(DESTDIR)$(INCLUDEDIR)/sluice.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
 
-# Install into a scratch DESTDIR, run the shell tests against the
-# installed commands, then uninstall and check nothing is left.
+# Install into a scratch DESTDIR, test the installed commands, uninstall.
 check-install: all
-	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
-	$(MAKE) -s --no-print-directory install DESTDIR="$$d" && \
-	SLUICE_BIN="$$d$(BINDIR)" t/run $(QUICK) && \
-	$(MAKE) -s --no-print-directory uninstall DESTDIR="$$d" && \
-	left=$$(find "$$d" ! -type d) && \
-	if [ -n "$$left" ]; then echo "uninstall left: $$left"; exit 1; fi && \
-	echo "check-install: installed, tested and uninstalled"
+	MAKE="$(MAKE)" BINDIR="$(BINDIR)" QUICK="$(QUICK)" scripts/check-install
 
 # Build examples/yes-lite.c against the installed library, found by
 # pkg-config, and run it; the library must export sl_* and nothing else.
 check-example: all
-	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
-	$(MAKE) -s --no-print-directory install-lib DESTDIR="$$d" && \
-	PKG_CONFIG_LIBDIR="$$d$(PKGCONFIGDIR)" && \
-	PKG_CONFIG_SYSROOT_DIR="$$d" && \
-	export PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR && \
-	flags=$$(pkg-config --keep-system-cflags --keep-system-libs \
-		--cflags --libs sluice) && \
-	echo "pkg-config: $$flags" && \
-	$(CC) $(CFLAGS) -o "$$d/yes-lite" examples/yes-lite.c $$flags && \
-	readelf -d "$$d/yes-lite" | grep -q 'NEEDED.*\[$(SONAME)\]' && \
-	{ LD_LIBRARY_PATH="$$d$(LIBDIR)" "$$d/yes-lite" 'a b' | \
-		head -n 3 >"$$d/actual"; } && \
-	printf 'a b\na b\na b\n' | cmp - "$$d/actual" && \
-	extra=$$(nm -D --defined-only "$$d$(LIBDIR)/$(SONAME)" | \
-		awk '$$3 !~ /^sl_/ { print $$3 }') && \
-	if [ -n "$$extra" ]; then echo "exported: $$extra"; exit 1; fi && \
-	echo "check-example: built against the installed library, ran"
-
-clean:
-	rm -rf build build-san build-portable build-static build-clang
-
-.PHONY: all bin libs unit check check-san check-host bench install uninstall \
-	clean install-bin install-lib check-install check-example static \
-	check-static check-deb check-clang sluice check-multi install-bin-multi
+	MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" LIBDIR="$(LIBDIR)" \
+		PKGCONFIGDIR="$(PKGCONFIGDIR)" SONAME="$(SONAME)" \
+		scripts/check-example
 
 # Reliability: fuzzing, valgrind, linters and the soak test.
 # `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
@@ -271,18 +242,8 @@ build-fuzz/%: fuzz/%.c $(LIB) $(HDR)
 	$(FUZZCC) $(FUZZFLAGS) $(CPPFLAGS) -Ilib -o $@ $< $(LIB) -lpthread
 
 check-valgrind: bin unit
-	for u in $(UNITBIN); do \
-		echo "valgrind $$u"; $(VALGRIND) $$u >/dev/null || exit 1; \
-	done
-	rm -rf $(BUILD)/valgrind && mkdir -p $(BUILD)/valgrind && \
-	for c in yes tee cat; do \
-		{ echo '#!/bin/sh'; \
-		  echo "PATH=$$(pwd)/$(BUILD):\$$PATH exec $(VALGRIND) \\"; \
-		  echo "	--show-leak-kinds=definite --errors-for-leak-kinds=definite \\"; \
-		  echo "	--error-exitcode=99 $$c \"\$$@\""; \
-		} >$(BUILD)/valgrind/$$c && chmod +x $(BUILD)/valgrind/$$c || exit 1; \
-	done
-	BUILD=$(BUILD)/valgrind t/run $(VALGRIND_TESTS)
+	BUILD="$(BUILD)" UNITBIN="$(UNITBIN)" TESTS="$(VALGRIND_TESTS)" \
+		VALGRIND="$(VALGRIND)" scripts/check-valgrind
 
 lint:
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 \
@@ -292,9 +253,10 @@ lint:
 soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
 
-# `make clean` removes the fuzzing build too.
-clean: clean-fuzz
-clean-fuzz:
-	rm -rf build-fuzz
+clean:
+	rm -rf build build-san build-portable build-static build-clang build-fuzz
 
-.PHONY: fuzz check-valgrind lint soak clean-fuzz
+.PHONY: all bin libs sluice unit check check-san check-host check-multi \
+	static check-static check-clang check-deb bench bench-bin install \
+	install-bin install-bin-multi install-lib uninstall check-install \
+	check-example fuzz check-valgrind lint soak clean
