@@ -427,7 +427,7 @@ int
 main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	watchdog(300);
+	watchdog(60);
 	test_mixed_to_file();
 	test_mixed_to_pipe();
 	test_mixed_to_devnull();

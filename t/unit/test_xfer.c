@@ -986,7 +986,7 @@ test_retarget(void)
 	pid_t spid, fpid;
 	int in1 = xtmpfile_with(data, len1);
 	int in2 = xtmpfile_with(data + len1, len2), in3, s[2], keep, via[2];
-	int same_via, fresh;
+	int same_via, fresh, taken;
 
 	zerocopy_env(NULL);
 	xsocketpair(s);
@@ -1000,6 +1000,9 @@ test_retarget(void)
 
 	end_init(&i2, in2);
 	link_retarget(&l, &i2);
+	/* Were the private pipe closed here, this would take its number
+	 * and a new one would show. */
+	taken = xtmpfile();
 	fresh = l.path == PATH_RW && l.fast == FAST(PATH_VIA_PIPE) &&
 	    l.fast_moved == 0 && l.in == &i2;
 	m2 = run(&l, &used2);
@@ -1033,6 +1036,7 @@ test_retarget(void)
 	close(in1);
 	close(in2);
 	close(keep);
+	close(taken);
 	free(data);
 }
 
@@ -1189,7 +1193,7 @@ main(void)
 
 	/* The EPIPE cases need SIGPIPE ignored; a hang is a failure. */
 	signal(SIGPIPE, SIG_IGN);
-	watchdog(300);
+	watchdog(120);
 	for (k = 0; k < sizeof putbuf; k++)
 		putbuf[k] = pat(k);
 	test_pipe_to_pipe();
