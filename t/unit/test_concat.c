@@ -105,35 +105,34 @@ xcat_open(int out, unsigned flags)
 }
 
 /*
- * Add to C, in this order, pieces of DATA (TOTAL bytes): a file of 1 MiB
- * + 3, an empty file, a pipe of 2 MiB + 1, a file of 10 bytes, a file of
- * the rest.  Return 1 if every sl_cat_add returned 0.
+ * Concatenate into OUT, in this order, pieces of DATA (TOTAL bytes): a
+ * file of 1 MiB + 3, an empty file, a pipe of 2 MiB + 1, a file of 10
+ * bytes, a file of the rest.  Return 1 if every call returned 0.
  */
 static int
-add_mixed(struct sl_cat *c, const char *data, size_t total)
+cat_mixed(int out, const char *data, size_t total)
 {
 	static const size_t cut[] = { MiB + 3, 0, 2 * MiB + 1, 10 };
 	size_t off = 0, i;
+	struct sl_cat *c;
 	enum sl_side side;
-	int good = 1, fd;
+	int good = 1, fd, pipe_in;
 	pid_t pid;
 
+	/* The child first, so that it holds no copy of the handle. */
+	pipe_in = feeder(data + cut[0] + cut[1], cut[2], &pid);
+	c = xcat_open(out, 0);
 	for (i = 0; i < sizeof cut / sizeof cut[0]; i++) {
-		if (i == 2) {
-			fd = feeder(data + off, cut[i], &pid);
-			good &= sl_cat_add(c, fd, &side) == 0;
-			good &= exited_ok(pid);
-		} else {
-			fd = xtmpfile_with(data + off, cut[i]);
-			good &= sl_cat_add(c, fd, &side) == 0;
-		}
+		fd = i == 2 ? pipe_in : xtmpfile_with(data + off, cut[i]);
+		good &= sl_cat_add(c, fd, &side) == 0;
 		close(fd);
 		off += cut[i];
 	}
 	fd = xtmpfile_with(data + off, total - off);
 	good &= sl_cat_add(c, fd, &side) == 0;
 	close(fd);
-	return good;
+	good &= sl_cat_close(c) == 0;
+	return exited_ok(pid) && good;
 }
 
 static void
@@ -141,12 +140,9 @@ test_mixed_to_file(void)
 {
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(len);
-	int out = xtmpfile(), added, closed;
-	struct sl_cat *c = xcat_open(out, 0);
+	int out = xtmpfile();
 
-	added = add_mixed(c, data, len);
-	closed = sl_cat_close(c);
-	ok(added && closed == 0 && holds(out, data, len),
+	ok(cat_mixed(out, data, len) && holds(out, data, len),
 	    "file, empty file, pipe, small file, file -> a file: byte-exact");
 	close(out);
 	free(data);
@@ -157,17 +153,14 @@ test_mixed_to_pipe(void)
 {
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(len);
-	int out[2], keep, added, closed;
-	struct sl_cat *c;
+	int out[2], keep, good;
 	pid_t pid;
 
 	xpipe(out);
 	pid = sink(out, &keep);
-	c = xcat_open(out[1], 0);
-	added = add_mixed(c, data, len);
-	closed = sl_cat_close(c);
+	good = cat_mixed(out[1], data, len);
 	close(out[1]);
-	ok(added && closed == 0 && exited_ok(pid) && holds(keep, data, len),
+	ok(good && exited_ok(pid) && holds(keep, data, len),
 	    "file, empty file, pipe, small file, file -> a pipe: byte-exact");
 	close(keep);
 	free(data);
@@ -178,12 +171,9 @@ test_mixed_to_devnull(void)
 {
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(len);
-	int out = xopen("/dev/null", O_WRONLY), added, closed;
-	struct sl_cat *c = xcat_open(out, 0);
+	int out = xopen("/dev/null", O_WRONLY);
 
-	added = add_mixed(c, data, len);
-	closed = sl_cat_close(c);
-	ok(added && closed == 0, "the same inputs -> /dev/null: no error");
+	ok(cat_mixed(out, data, len), "the same inputs -> /dev/null: no error");
 	close(out);
 	free(data);
 }
@@ -240,11 +230,12 @@ test_number_pipe_input(void)
 	static const char want[] = "     1\tone\n     2\ttwo\n"
 	    "     3\tone\n     4\ttwo\n";
 	int out = xtmpfile(), in, r1, r2, r3;
-	struct sl_cat *c = xcat_open(out, SL_CAT_NUMBER);
+	struct sl_cat *c;
 	enum sl_side side;
 	pid_t pid;
 
 	in = feeder(text, strlen(text), &pid);
+	c = xcat_open(out, SL_CAT_NUMBER);
 	r1 = sl_cat_add(c, in, &side);
 	close(in);
 	in = xtmpfile_with(text, strlen(text));

@@ -336,7 +336,7 @@ test_private_no_room(void)
 		for (fd = 0; fd <= STDERR_FILENO; fd++)
 			close(fd);
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-			_exit(10);
+			_exit(10);	/* valgrind keeps it from us */
 		errno = 0;
 		if (pipe_private(p) != -1)
 			_exit(11);
@@ -348,6 +348,11 @@ test_private_no_room(void)
 		_exit(0);
 	}
 	st = xwait(pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 10) {
+		ok(1, "pipe_private: no descriptor >= 3 to be had # skip "
+		    "cannot lower RLIMIT_NOFILE here");
+		return;
+	}
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "pipe_private: no descriptor >= 3 to be had: -1 with errno, "
 	    "both ends closed (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) :
