@@ -658,6 +658,63 @@ test_devfull(void)
 	free(data);
 }
 
+#ifndef SLUICE_PORTABLE
+/*
+ * KNOWN ENGINE BUG (lib/xfer.c, step_via): when the output refuses
+ * splice and the write(2) fallback then fails, the private pipe has
+ * been drained but l.via_held keeps the count.  link_retarget keeps it
+ * too, and the next step through the private pipe splices that many
+ * bytes out of the empty pipe: it waits forever.  Run in a child that
+ * alarm(2) ends; marked TODO until lib/ is fixed.
+ */
+static void
+test_via_held_after_failure(void)
+{
+	size_t len = MiB;
+	char *data = pattern(0, len);
+	int a = xtmpfile_with(data, len), b = xtmpfile_with(data, len);
+	int full = open("/dev/full", O_WRONLY), st;
+	pid_t pid;
+
+	if (full == -1) {
+		ok(1, "private pipe after a failed fallback # skip no /dev/full");
+		close(a);
+		close(b);
+		free(data);
+		return;
+	}
+	if ((pid = xfork()) == 0) {
+		struct end i, o;
+		struct link l;
+
+		free(data);
+		end_init(&i, a);
+		end_init(&o, full);
+		link_init(&l, &i, &o);
+		l.path = l.fast;	/* PATH_VIA_PIPE, past probation */
+		if (link_step(&l, STEP) != -1 || errno != ENOSPC)
+			_exit(1);
+		end_init(&i, b);
+		link_retarget(&l, &i);
+		l.path = l.fast;
+		signal(SIGALRM, SIG_DFL);	/* not the watchdog's */
+		alarm(2);
+		/* /dev/full again: ENOSPC expected, not a hang. */
+		_exit(link_step(&l, STEP) == -1 && errno == ENOSPC ? 0 : 2);
+	}
+	st = xwait(pid);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "private pipe after a failed fallback: a retargeted link fails "
+	    "again, no hang (%s) # TODO engine bug: step_via keeps "
+	    "via_held after the drained fallback fails",
+	    WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM ? "hung" : "no hang");
+	close(a);
+	close(b);
+	close(full);
+	free(data);
+}
+#endif
+
 static void
 test_epipe(void)
 {
@@ -1217,6 +1274,9 @@ main(void)
 	test_probation_boundary();
 	test_trickle();
 	test_devfull();
+#ifndef SLUICE_PORTABLE
+	test_via_held_after_failure();
+#endif
 	test_epipe();
 	test_epipe_midway();
 	test_input_dir();
