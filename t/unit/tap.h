@@ -1,19 +1,39 @@
 /*
- * tap.h: a tiny TAP producer for the engine's unit tests.
+ * tap.h: a tiny TAP producer for the engine's unit tests, and the
+ * checked set-up calls their cases share.
  *
  *	static void test_something(void) { ok(1 + 1 == 2, "adds"); }
  *	int main(void) { test_something(); return done(); }
+ *
+ * A case checks the engine with ok().  What a case needs before it can
+ * check anything (a pipe, a scratch file, a child) comes from the x*()
+ * calls below: when one fails the machine is at fault, not the engine,
+ * so it stops the whole file with "Bail out!", which t/run and prove(1)
+ * count as a failure.  Children never call ok() or bail_out(): they
+ * report through their exit status, which the parent checks with ok().
+ *
+ * Include this after defining _GNU_SOURCE.
  */
 #ifndef TAP_H
 #define TAP_H
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int tap_n, tap_failed;
 
 /* Report one check: COND true passes; FMT... is its title. */
-static void __attribute__((format(printf, 2, 3)))
+static inline void __attribute__((format(printf, 2, 3)))
 ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -28,11 +48,201 @@ ok(int cond, const char *fmt, ...)
 }
 
 /* Print the plan; return the exit status for main(). */
-static int
+static inline int
 done(void)
 {
 	printf("1..%d\n", tap_n);
 	return tap_failed != 0;
+}
+
+/* Stop the whole test file: print "Bail out! FMT..." and exit 1. */
+static inline void __attribute__((format(printf, 1, 2), noreturn))
+bail_out(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("Bail out! ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
+
+/* SIGALRM: a case hung.  Only async-signal-safe calls here. */
+static inline void
+tap_timeout(int sig)
+{
+	static const char msg[] = "Bail out! timed out: a case hung\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/*
+ * Bail out if the file is still running SECONDS from now (0: cancel):
+ * for cases that would hang, not fail, if the engine got them wrong.
+ */
+static inline void
+watchdog(unsigned seconds)
+{
+	signal(SIGALRM, tap_timeout);
+	alarm(seconds);
+}
+
+/* malloc(3) LEN bytes, or bail out. */
+static inline void *
+xmalloc(size_t len)
+{
+	void *p = malloc(len ? len : 1);
+
+	if (p == NULL)
+		bail_out("malloc %zu: %s", len, strerror(errno));
+	return p;
+}
+
+/* pipe2(2) with FLAGS, or bail out. */
+static inline void
+xpipe2(int p[2], int flags)
+{
+	if (pipe2(p, flags) == -1)
+		bail_out("pipe2: %s", strerror(errno));
+}
+
+/* pipe(2), or bail out. */
+static inline void
+xpipe(int p[2])
+{
+	xpipe2(p, 0);
+}
+
+/* A connected pair of Unix stream sockets, or bail out. */
+static inline void
+xsocketpair(int s[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) == -1)
+		bail_out("socketpair: %s", strerror(errno));
+}
+
+/* open(2) PATH with FLAGS, or bail out. */
+static inline int
+xopen(const char *path, int flags)
+{
+	int fd = open(path, flags, 0600);
+
+	if (fd == -1)
+		bail_out("open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* Add FLAGS (O_NONBLOCK, O_APPEND) to the status flags of FD, or bail. */
+static inline void
+xsetfl(int fd, int flags)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl == -1 || fcntl(fd, F_SETFL, fl | flags) == -1)
+		bail_out("fcntl F_SETFL: %s", strerror(errno));
+}
+
+/* Write LEN bytes of BUF to FD, or bail out. */
+static inline void
+xwrite(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			bail_out("write: %s", strerror(errno));
+		p += n;
+		len -= n;
+	}
+}
+
+/* Where scratch files go: $TMPDIR, else the system's default. */
+static inline const char *
+tmp_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d != NULL && *d != '\0' ? d : P_tmpdir;
+}
+
+/* A new, already unlinked regular file open for reading and writing,
+ * or bail out. */
+static inline int
+xtmpfile(void)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/sluice-unit.XXXXXX", tmp_dir());
+	if ((fd = mkstemp(path)) == -1)
+		bail_out("mkstemp %s: %s", path, strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+/* xtmpfile() holding the LEN bytes of BUF, its offset back at 0. */
+static inline int
+xtmpfile_with(const void *buf, size_t len)
+{
+	int fd = xtmpfile();
+
+	xwrite(fd, buf, len);
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		bail_out("lseek: %s", strerror(errno));
+	return fd;
+}
+
+/* Make a new scratch directory; its path goes in DIR (LEN bytes). */
+static inline void
+xtmpdir(char *dir, size_t len)
+{
+	if ((size_t)snprintf(dir, len, "%s/sluice-unit.XXXXXX", tmp_dir()) >= len)
+		bail_out("scratch directory: path too long");
+	if (mkdtemp(dir) == NULL)
+		bail_out("mkdtemp %s: %s", dir, strerror(errno));
+}
+
+/* fork(2), or bail out.  The child must end with _exit(2). */
+static inline pid_t
+xfork(void)
+{
+	pid_t pid;
+
+	fflush(stdout);	/* else the child's exit may print our TAP twice */
+	if ((pid = fork()) == -1)
+		bail_out("fork: %s", strerror(errno));
+	return pid;
+}
+
+/* Wait for child PID and return its wait status, or bail out. */
+static inline int
+xwait(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			bail_out("waitpid %ld: %s", (long)pid, strerror(errno));
+	return st;
+}
+
+/* Wait for child PID; return 1 if it exited with status 0. */
+static inline int
+exited_ok(pid_t pid)
+{
+	int st = xwait(pid);
+
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 #endif

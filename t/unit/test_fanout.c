@@ -16,7 +16,7 @@
 
 #define MAXOUT 8
 
-static char dir[] = "/tmp/sluice-unit.XXXXXX";
+static char dir[4096];
 static unsigned char *data;
 static size_t datalen;
 
@@ -28,7 +28,7 @@ make_data(size_t len)
 	unsigned x = 12345;
 
 	free(data);
-	data = malloc(len ? len : 1);
+	data = xmalloc(len);
 	for (i = 0; i < len; i++) {
 		x = x * 1103515245 + 12345;
 		data[i] = x >> 16;
@@ -42,9 +42,8 @@ feeder(size_t step)
 {
 	int p[2];
 
-	if (pipe(p) == -1)
-		return -1;
-	if (fork() == 0) {
+	xpipe(p);
+	if (xfork() == 0) {
 		size_t off = 0;
 
 		close(p[0]);
@@ -67,9 +66,8 @@ sink(const char *path)
 {
 	int p[2];
 
-	if (pipe(p) == -1)
-		return -1;
-	if (fork() == 0) {
+	xpipe(p);
+	if (xfork() == 0) {
 		char buf[65536];
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		ssize_t n;
@@ -88,10 +86,10 @@ sink(const char *path)
 static int
 file(const char *path, const char *prior, int flags)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | flags, 0600);
+	int fd = xopen(path, O_WRONLY | O_CREAT | O_TRUNC | flags);
 
-	if (fd != -1 && prior != NULL)
-		write_all(fd, prior, strlen(prior));
+	if (prior != NULL)
+		xwrite(fd, prior, strlen(prior));
 	return fd;
 }
 
@@ -100,7 +98,7 @@ static int
 holds(const char *path, const char *prior)
 {
 	size_t plen = prior ? strlen(prior) : 0, len = plen + datalen;
-	char *buf = malloc(len + 1);
+	char *buf = xmalloc(len + 1);
 	int fd = open(path, O_RDONLY), same;
 	ssize_t n = 0, k;
 
@@ -183,12 +181,12 @@ test_file_input(size_t size, const char *zc)
 	setenv("SLUICE_ZEROCOPY", zc, 1);
 	make_data(size);
 	in = file("in", NULL, 0);
-	write_all(in, data, datalen);
+	xwrite(in, data, datalen);
 	close(in);
-	in = open("in", O_RDONLY);
+	in = xopen("in", O_RDONLY);
 	o[0].fd = sink("p0");
 	o[1].fd = file("a1", "prior\n", O_APPEND);
-	o[2].fd = open("/dev/null", O_WRONLY);
+	o[2].fd = xopen("/dev/null", O_WRONLY);
 	r = sl_fanout(in, o, 3, on_fail, &l);
 	close_outs(o, 3);
 	close(in);
@@ -210,7 +208,7 @@ test_devfull(const char *zc)
 	make_data(300000);
 	in = feeder(4096);
 	o[0].fd = sink("p0");
-	o[1].fd = open("/dev/full", O_WRONLY);
+	o[1].fd = xopen("/dev/full", O_WRONLY);
 	o[2].fd = file("f2", NULL, 0);
 	r = sl_fanout(in, o, 3, on_fail, &l);
 	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == ENOSPC &&
@@ -235,7 +233,7 @@ test_stop(const char *zc)
 	setenv("SLUICE_ZEROCOPY", zc, 1);
 	make_data(100);
 	in = feeder(100);
-	o[0].fd = open("/dev/full", O_WRONLY);
+	o[0].fd = xopen("/dev/full", O_WRONLY);
 	o[1].fd = file("f1", NULL, 0);
 	r = sl_fanout(in, o, 2, on_fail, &l);
 	close_outs(o, 2);
@@ -257,7 +255,7 @@ test_all_gone(void)
 	unsetenv("SLUICE_ZEROCOPY");
 	make_data(10 << 20);
 	in = feeder(65536);
-	o[0].fd = open("/dev/full", O_WRONLY);
+	o[0].fd = xopen("/dev/full", O_WRONLY);
 	r = sl_fanout(in, o, 1, on_fail, &l);
 	close(in);
 	reap();
@@ -270,9 +268,9 @@ test_read_error(void)
 {
 	struct sl_out o[1];
 	struct log l = { 0 };
-	int in = open(".", O_RDONLY | O_DIRECTORY), r;
+	int in = xopen(".", O_RDONLY | O_DIRECTORY), r;
 
-	o[0].fd = open("/dev/null", O_WRONLY);
+	o[0].fd = xopen("/dev/null", O_WRONLY);
 	r = sl_fanout(in, o, 1, on_fail, &l);
 	ok(r == -1 && errno == EISDIR && l.calls == 0,
 	    "directory input: -1, EISDIR");
@@ -291,11 +289,11 @@ test_nonblocking(const char *zc)
 	setenv("SLUICE_ZEROCOPY", zc, 1);
 	make_data(3 << 20);
 	in = feeder(65536);
-	fcntl(in, F_SETFL, O_NONBLOCK);
+	xsetfl(in, O_NONBLOCK);
 	o[0].fd = sink("p0");
-	fcntl(o[0].fd, F_SETFL, O_NONBLOCK);
+	xsetfl(o[0].fd, O_NONBLOCK);
 	o[1].fd = sink("p1");
-	fcntl(o[1].fd, F_SETFL, O_NONBLOCK);
+	xsetfl(o[1].fd, O_NONBLOCK);
 	r = sl_fanout(in, o, 2, on_fail, &l);
 	close_outs(o, 2);
 	close(in);
@@ -309,12 +307,13 @@ main(void)
 {
 	static const char *zc[] = { "1", "0" };
 	static const size_t sizes[] = { 0, 1, 4095, 4096, 65537, 5 << 20 };
-	char cmd[64];
+	char cmd[4200];
 	size_t i, j;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (mkdtemp(dir) == NULL || chdir(dir) == -1)
-		return 1;
+	xtmpdir(dir, sizeof dir);
+	if (chdir(dir) == -1)
+		bail_out("chdir %s: %s", dir, strerror(errno));
 	for (j = 0; j < 2; j++) {
 		for (i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 			test_pipe_to_all(sizes[i], 65536, zc[j]);

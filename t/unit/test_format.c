@@ -1,5 +1,6 @@
 /* Unit tests of cat's text transformations (lib/format.c) against a
  * plain model of GNU cat's loop written here, byte at a time. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* Unit tests of the engine's plain I/O: write_all, wait_fd, end_init,
- * pipe_grow_to and zerocopy_allowed. */
+/* Unit tests of lib/io.c, the engine's one retry loop: write_all,
+ * read_some, read_exact, wait_fd and wait_either. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sluice.h"
@@ -30,13 +27,9 @@ pat(size_t i)
 static char *
 pattern(size_t len)
 {
-	char *buf = malloc(len);
+	char *buf = xmalloc(len);
 	size_t i;
 
-	if (buf == NULL) {
-		perror("malloc");
-		exit(2);
-	}
 	for (i = 0; i < len; i++)
 		buf[i] = pat(i);
 	return buf;
@@ -52,7 +45,7 @@ pattern(size_t len)
 static pid_t
 reader(int fd, int other, size_t skip, size_t len, size_t chunk, int delay_ms)
 {
-	pid_t pid = fork();
+	pid_t pid = xfork();
 	char *buf;
 	size_t got = 0, i;
 	ssize_t n;
@@ -80,18 +73,6 @@ reader(int fd, int other, size_t skip, size_t len, size_t chunk, int delay_ms)
 	_exit(got == skip + len ? 0 : 6);
 }
 
-/* Wait for PID; return 1 if it exited with status 0. */
-static int
-reaped_ok(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return 0;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 static void
 test_write_all_slow_reader(void)
 {
@@ -99,15 +80,12 @@ test_write_all_slow_reader(void)
 	int p[2], r;
 	pid_t pid;
 
-	if (pipe(p) == -1) {
-		ok(0, "write_all: pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	pid = reader(p[0], p[1], 0, BIG, 1000, 50);
 	close(p[0]);
 	r = write_all(p[1], buf, BIG);
 	close(p[1]);
-	ok(r == 0 && reaped_ok(pid),
+	ok(r == 0 && exited_ok(pid),
 	    "write_all: 3 MiB through a pipe to a slow reader");
 	free(buf);
 }
@@ -124,15 +102,12 @@ test_write_all_odd_sizes(void)
 		int p[2], r;
 		pid_t pid;
 
-		if (pipe(p) == -1) {
-			good = 0;
-			break;
-		}
+		xpipe(p);
 		pid = reader(p[0], p[1], 0, sizes[i], 7, 0);
 		close(p[0]);
 		r = write_all(p[1], buf, sizes[i]);
 		close(p[1]);
-		good &= r == 0 && reaped_ok(pid);
+		good &= r == 0 && exited_ok(pid);
 	}
 	ok(good, "write_all: odd sizes read 7 bytes at a time");
 	free(buf);
@@ -159,17 +134,15 @@ test_write_all_nonblock_full(void)
 	size_t junk;
 	pid_t pid;
 
-	if (pipe(p) == -1 || fcntl(p[1], F_SETFL, O_NONBLOCK) == -1) {
-		ok(0, "write_all: non-blocking pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
+	xsetfl(p[1], O_NONBLOCK);
 	junk = fill(p[1]);
 	full = junk > 0 && errno == EAGAIN;
 	pid = reader(p[0], p[1], junk, BIG, 65536, 100);
 	close(p[0]);
 	r = write_all(p[1], buf, BIG);
 	close(p[1]);
-	ok(full && r == 0 && reaped_ok(pid),
+	ok(full && r == 0 && exited_ok(pid),
 	    "write_all: a full non-blocking pipe waits, then all bytes "
 	    "arrive");
 	free(buf);
@@ -180,10 +153,7 @@ test_write_all_ebadf(void)
 {
 	int p[2], r, e;
 
-	if (pipe(p) == -1) {
-		ok(0, "write_all: pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	close(p[0]);
 	close(p[1]);
 	errno = 0;
@@ -199,12 +169,12 @@ test_write_all_ebadf(void)
 static void
 test_write_all_read_only(void)
 {
-	int fd = open("/dev/null", O_RDONLY), r, e;
+	int fd = xopen("/dev/null", O_RDONLY), r, e;
 
 	errno = 0;
 	r = write_all(fd, "abc", 3);
 	e = errno;
-	ok(fd >= 0 && r == -1 && e == EBADF,
+	ok(r == -1 && e == EBADF,
 	    "write_all: read-only fd gives -1 EBADF");
 	close(fd);
 }
@@ -215,10 +185,7 @@ test_write_all_epipe(void)
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	int p[2], r, e;
 
-	if (pipe(p) == -1) {
-		ok(0, "write_all: pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	sigaction(SIGPIPE, &ign, &old);
 	close(p[0]);
 	errno = 0;
@@ -236,10 +203,7 @@ test_write_all_zero(void)
 	int p[2], r;
 	char c;
 
-	if (pipe2(p, O_NONBLOCK) == -1) {
-		ok(0, "write_all: pipe2: %s", strerror(errno));
-		return;
-	}
+	xpipe2(p, O_NONBLOCK);
 	r = write_all(p[1], "abc", 0);
 	ok(r == 0 && read(p[0], &c, 1) == -1 && errno == EAGAIN,
 	    "write_all: zero bytes writes nothing, returns 0");
@@ -250,18 +214,10 @@ test_write_all_zero(void)
 static void
 test_write_all_file(void)
 {
-	char path[] = "/tmp/sluice-test-io.XXXXXX";
-	char *buf = pattern(1000003), *back = malloc(1000003);
-	int fd = mkstemp(path);
+	char *buf = pattern(1000003), *back = xmalloc(1000003);
+	int fd = xtmpfile();
 	int good;
 
-	if (fd == -1 || back == NULL) {
-		ok(0, "write_all: mkstemp: %s", strerror(errno));
-		free(buf);
-		free(back);
-		return;
-	}
-	unlink(path);
 	good = write_all(fd, buf, 1000003) == 0 &&
 	    pread(fd, back, 1000003, 0) == 1000003 &&
 	    memcmp(buf, back, 1000003) == 0 &&
@@ -277,10 +233,7 @@ test_wait_ready(void)
 {
 	int p[2], r1, r2;
 
-	if (pipe(p) == -1) {
-		ok(0, "wait_fd: pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	r1 = wait_fd(p[1], POLLOUT);
 	r2 = write(p[1], "x", 1) == 1 ? wait_fd(p[0], POLLIN) : -1;
 	ok(r1 == 0 && r2 == 0,
@@ -295,12 +248,9 @@ test_wait_full_then_drained(void)
 	int p[2], r;
 	pid_t pid;
 
-	if (pipe2(p, O_NONBLOCK) == -1) {
-		ok(0, "wait_fd: pipe2: %s", strerror(errno));
-		return;
-	}
+	xpipe2(p, O_NONBLOCK);
 	fill(p[1]);
-	pid = fork();
+	pid = xfork();
 	if (pid == 0) {
 		char buf[65536];
 
@@ -315,7 +265,7 @@ test_wait_full_then_drained(void)
 	close(p[0]);
 	close(p[1]);
 	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	xwait(pid);
 }
 
 static volatile sig_atomic_t got_usr1;
@@ -336,13 +286,10 @@ test_wait_eintr(void)
 	int p[2], r;
 	char c = 0;
 
-	if (pipe(p) == -1) {
-		ok(0, "wait_fd: pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	sigaction(SIGUSR1, &sa, &old);
 	got_usr1 = 0;
-	pid = fork();
+	pid = xfork();
 	if (pid == 0) {
 		usleep(50 * 1000);
 		kill(parent, SIGUSR1);
@@ -352,216 +299,188 @@ test_wait_eintr(void)
 	r = wait_fd(p[0], POLLIN);
 	ok(r == 0 && got_usr1 && read(p[0], &c, 1) == 1 && c == 'z',
 	    "wait_fd: a signal does not end the wait early");
-	reaped_ok(pid);
+	xwait(pid);
 	sigaction(SIGUSR1, &old, NULL);
 	close(p[0]);
 	close(p[1]);
 }
 
-/* Return the kind of FD, as end_init describes it. */
-static int
-kind_of(int fd)
+static void
+test_read_some_eof(void)
 {
-	struct end e;
+	char buf[16];
+	int p[2];
+	ssize_t a, b;
 
-	end_init(&e, fd);
-	return e.kind;
+	xpipe(p);
+	xwrite(p[1], "hello", 5);
+	close(p[1]);
+	a = read_some(p[0], buf, sizeof buf);
+	b = read_some(p[0], buf, sizeof buf);
+	ok(a == 5 && memcmp(buf, "hello", 5) == 0 && b == 0,
+	    "read_some: what the pipe holds, then 0 at end of input");
+	close(p[0]);
 }
 
 static void
-test_fdkind_pipe(void)
+test_read_some_short_len(void)
 {
+	char buf[8] = "xxxxxxxx";
 	int p[2];
+	ssize_t n;
 
-	if (pipe(p) == -1) {
-		ok(0, "end_init: pipe: %s", strerror(errno));
-		return;
-	}
-	ok(kind_of(p[0]) == K_PIPE && kind_of(p[1]) == K_PIPE,
-	    "end_init: both ends of a pipe are K_PIPE");
+	xpipe(p);
+	xwrite(p[1], "abcdef", 6);
+	n = read_some(p[0], buf, 3);
+	ok(n == 3 && memcmp(buf, "abcxxxxx", 8) == 0,
+	    "read_some: never more than LEN bytes");
 	close(p[0]);
 	close(p[1]);
 }
 
 static void
-test_fdkind_fifo(void)
+test_read_some_nonblock_waits(void)
 {
-	char dir[] = "/tmp/sluice-test-io.XXXXXX", path[64];
-	int fd = -1, k = -2;
-
-	if (mkdtemp(dir) != NULL) {
-		snprintf(path, sizeof path, "%s/fifo", dir);
-		if (mkfifo(path, 0600) == 0 &&
-		    (fd = open(path, O_RDWR)) != -1)
-			k = kind_of(fd);
-		unlink(path);
-		rmdir(dir);
-	}
-	ok(k == K_PIPE, "end_init: a FIFO is K_PIPE");
-	if (fd != -1)
-		close(fd);
-}
-
-static void
-test_fdkind_file(void)
-{
-	char path[] = "/tmp/sluice-test-io.XXXXXX";
-	int fd = mkstemp(path);
-
-	if (fd != -1)
-		unlink(path);
-	ok(fd != -1 && kind_of(fd) == K_FILE,
-	    "end_init: a regular file is K_FILE");
-	if (fd != -1)
-		close(fd);
-}
-
-static void
-test_fdkind_devnull(void)
-{
-	int fd = open("/dev/null", O_WRONLY);
-
-	ok(fd != -1 && kind_of(fd) == K_OTHER,
-	    "end_init: /dev/null is K_OTHER");
-	if (fd != -1)
-		close(fd);
-}
-
-static void
-test_fdkind_socket(void)
-{
-	int s[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) == -1) {
-		ok(0, "end_init: socketpair: %s", strerror(errno));
-		return;
-	}
-	ok(kind_of(s[0]) == K_SOCKET && kind_of(s[1]) == K_SOCKET,
-	    "end_init: a socketpair is K_SOCKET");
-	close(s[0]);
-	close(s[1]);
-}
-
-static void
-test_fdkind_dir(void)
-{
-	int fd = open(".", O_RDONLY | O_DIRECTORY);
-
-	ok(fd != -1 && kind_of(fd) == K_OTHER,
-	    "end_init: a directory is K_OTHER");
-	if (fd != -1)
-		close(fd);
-}
-
-static void
-test_fdkind_badfd(void)
-{
-	int fd = dup(0);
-
-	if (fd != -1)
-		close(fd);
-	ok(kind_of(fd == -1 ? 1000 : fd) == K_OTHER,
-	    "end_init: a closed fd is K_OTHER (read/write reports it)");
-}
-
-#ifndef SLUICE_PORTABLE
-static void
-test_pipe_grow_size(void)
-{
+	char buf[16];
 	int p[2];
-	long before, got, after;
+	pid_t pid;
+	ssize_t n;
 
-	if (pipe(p) == -1) {
-		ok(0, "pipe_grow_to: pipe: %s", strerror(errno));
-		return;
+	xpipe2(p, O_NONBLOCK);
+	pid = xfork();
+	if (pid == 0) {
+		usleep(50 * 1000);
+		_exit(write(p[1], "late", 4) == 4 ? 0 : 1);
 	}
-	before = fcntl(p[1], F_GETPIPE_SZ);
-	got = pipe_grow_to(p[1], 1L << 20);
-	after = fcntl(p[1], F_GETPIPE_SZ);
-	ok(got > 0 && got == after && got >= before,
-	    "pipe_grow_to: returns the size F_GETPIPE_SZ then reports "
-	    "(%ld -> %ld, reported %ld)", before, got, after);
-	got = pipe_grow_to(p[0], 1L << 20);
-	after = fcntl(p[0], F_GETPIPE_SZ);
-	ok(got > 0 && got == after,
-	    "pipe_grow_to: the read end works too, and again is harmless");
-	close(p[0]);
 	close(p[1]);
+	n = read_some(p[0], buf, sizeof buf);
+	ok(n == 4 && memcmp(buf, "late", 4) == 0 && exited_ok(pid),
+	    "read_some: an empty non-blocking pipe waits, no EAGAIN");
+	close(p[0]);
 }
 
 static void
-test_pipe_grow_never_shrinks(void)
+test_read_some_errors(void)
 {
-	int p[2];
-	long big, got;
-
-	if (pipe(p) == -1) {
-		ok(0, "pipe_grow_to: pipe: %s", strerror(errno));
-		return;
-	}
-	/* Over pipe-max-size this needs root; without it, start small. */
-	big = fcntl(p[1], F_SETPIPE_SZ, 4L << 20);
-	if (big == -1)
-		big = fcntl(p[1], F_SETPIPE_SZ, 4096);
-	got = pipe_grow_to(p[1], 1L << 20);
-	ok(big > 0 && got >= big && got == fcntl(p[1], F_GETPIPE_SZ),
-	    "pipe_grow_to: a pipe of %ld bytes is not shrunk (now %ld)",
-	    big, got);
-	close(p[0]);
-	close(p[1]);
-}
-
-static void
-test_pipe_grow_not_pipe(void)
-{
-	int fd = open("/dev/null", O_WRONLY);
-	long r;
+	char buf[16];
+	int dir = xopen(".", O_RDONLY | O_DIRECTORY), p[2];
+	ssize_t n;
+	int e;
 
 	errno = 0;
-	r = pipe_grow_to(fd, 1L << 20);
-	ok(fd != -1 && r == -1 && errno != 0,
-	    "pipe_grow_to: not a pipe gives -1 with errno set");
-	if (fd != -1)
-		close(fd);
-	errno = 0;
-	r = pipe_grow_to(-1, 1L << 20);
-	ok(r == -1 && errno == EBADF, "pipe_grow_to: bad fd gives -1 EBADF");
-}
-
-static void
-test_zerocopy_allowed(void)
-{
-	unsetenv("SLUICE_ZEROCOPY");
-	ok(zerocopy_allowed() == 1, "zerocopy_allowed: unset -> 1");
-	setenv("SLUICE_ZEROCOPY", "0", 1);
-	ok(zerocopy_allowed() == 0, "zerocopy_allowed: 0 -> 0");
-	setenv("SLUICE_ZEROCOPY", "1", 1);
-	ok(zerocopy_allowed() == 1, "zerocopy_allowed: 1 -> 1");
-	setenv("SLUICE_ZEROCOPY", "", 1);
-	ok(zerocopy_allowed() == 1, "zerocopy_allowed: empty -> 1");
-	unsetenv("SLUICE_ZEROCOPY");
-}
-#else
-/* The portable build (make PORTABLE=1) never tries zero-copy. */
-static void
-test_portable(void)
-{
-	int p[2];
-
-	unsetenv("SLUICE_ZEROCOPY");
-	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed -> 0");
-	if (pipe(p) == -1) {
-		ok(0, "portable: pipe: %s", strerror(errno));
-		return;
-	}
-	errno = 0;
-	ok(pipe_grow_to(p[1], 1L << 20) == -1 && errno == ENOSYS,
-	    "portable: pipe_grow_to gives -1 ENOSYS");
+	n = read_some(dir, buf, sizeof buf);
+	e = errno;
+	ok(n == -1 && e == EISDIR, "read_some: a directory gives -1 EISDIR");
+	close(dir);
+	xpipe(p);
 	close(p[0]);
 	close(p[1]);
+	errno = 0;
+	n = read_some(p[0], buf, sizeof buf);
+	e = errno;
+	ok(n == -1 && e == EBADF, "read_some: a closed fd gives -1 EBADF");
 }
-#endif
 
+static void
+test_read_exact_pieces(void)
+{
+	char *want = pattern(300001), *got = xmalloc(300001);
+	int p[2], r;
+	pid_t pid;
+
+	xpipe2(p, O_NONBLOCK);
+	pid = xfork();
+	if (pid == 0) {
+		size_t off = 0;
+
+		close(p[0]);
+		/* Blocking writes of odd pieces: the reader sees them
+		 * one short read at a time. */
+		fcntl(p[1], F_SETFL, 0);
+		while (off < 300001) {
+			size_t k = 300001 - off < 777 ? 300001 - off : 777;
+
+			if (write_all(p[1], want + off, k) == -1)
+				_exit(1);
+			off += k;
+		}
+		free(want);	/* nothing lost, for valgrind */
+		free(got);
+		_exit(0);
+	}
+	close(p[1]);
+	r = read_exact(p[0], got, 300001);
+	ok(r == 0 && memcmp(want, got, 300001) == 0 && exited_ok(pid),
+	    "read_exact: 300001 bytes in 777-byte pieces, non-blocking");
+	close(p[0]);
+	free(want);
+	free(got);
+}
+
+static void
+test_read_exact_short(void)
+{
+	char buf[10];
+	int p[2], r, e;
+
+	xpipe(p);
+	xwrite(p[1], "12345", 5);
+	close(p[1]);
+	errno = 0;
+	r = read_exact(p[0], buf, 10);
+	e = errno;
+	ok(r == -1 && e == EIO && memcmp(buf, "12345", 5) == 0,
+	    "read_exact: fewer bytes than asked gives -1 EIO");
+	close(p[0]);
+}
+
+static void
+test_wait_either_input(void)
+{
+	int in[2], out[2], side = 0, r;
+	char c = 0;
+	pid_t pid;
+
+	xpipe(in);
+	xpipe(out);
+	pid = xfork();
+	if (pid == 0) {
+		usleep(50 * 1000);
+		_exit(write(in[1], "i", 1) == 1 ? 0 : 1);
+	}
+	r = wait_either(in[0], out[1], &side);
+	ok(r == 0 && side == SL_INPUT && read(in[0], &c, 1) == 1 && c == 'i' &&
+	    exited_ok(pid),
+	    "wait_either: nothing to read: waits on the input, says SL_INPUT");
+	close_pair(in);
+	close_pair(out);
+}
+
+static void
+test_wait_either_output(void)
+{
+	int in[2], out[2], side = 0, r;
+	pid_t pid;
+
+	xpipe(in);
+	xpipe2(out, O_NONBLOCK);
+	xwrite(in[1], "i", 1);
+	fill(out[1]);
+	pid = xfork();
+	if (pid == 0) {
+		char buf[65536];
+
+		usleep(50 * 1000);
+		_exit(read(out[0], buf, sizeof buf) > 0 ? 0 : 1);
+	}
+	r = wait_either(in[0], out[1], &side);
+	ok(r == 0 && side == SL_OUTPUT && write(out[1], "x", 1) == 1 &&
+	    exited_ok(pid),
+	    "wait_either: input ready, output full: waits on the output, "
+	    "says SL_OUTPUT");
+	close_pair(in);
+	close_pair(out);
+}
 int
 main(void)
 {
@@ -578,20 +497,13 @@ main(void)
 	test_wait_ready();
 	test_wait_full_then_drained();
 	test_wait_eintr();
-	test_fdkind_pipe();
-	test_fdkind_fifo();
-	test_fdkind_file();
-	test_fdkind_devnull();
-	test_fdkind_socket();
-	test_fdkind_dir();
-	test_fdkind_badfd();
-#ifndef SLUICE_PORTABLE
-	test_pipe_grow_size();
-	test_pipe_grow_never_shrinks();
-	test_pipe_grow_not_pipe();
-	test_zerocopy_allowed();
-#else
-	test_portable();
-#endif
+	test_read_some_eof();
+	test_read_some_short_len();
+	test_read_some_nonblock_waits();
+	test_read_some_errors();
+	test_read_exact_pieces();
+	test_read_exact_short();
+	test_wait_either_input();
+	test_wait_either_output();
 	return done();
 }

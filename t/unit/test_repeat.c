@@ -29,13 +29,9 @@ enum {
 static char *
 mkline(size_t len)
 {
-	char *line = malloc(len);
+	char *line = xmalloc(len);
 	size_t i;
 
-	if (line == NULL) {
-		perror("malloc");
-		exit(2);
-	}
 	for (i = 0; i + 1 < len; i++)
 		line[i] = 'a' + (i * 5 + i / 26) % 26;
 	line[len - 1] = '\n';
@@ -50,7 +46,7 @@ mkline(size_t len)
 static pid_t
 spawn(int fd, int closefd, const char *line, size_t len, int flags)
 {
-	pid_t pid = fork();
+	pid_t pid = xfork();
 	int r;
 
 	if (pid != 0)
@@ -69,17 +65,6 @@ spawn(int fd, int closefd, const char *line, size_t len, int flags)
 	_exit(r == -1 ? errno : 255);
 }
 
-/* Wait for PID and return its wait status. */
-static int
-reap(pid_t pid)
-{
-	int st = -1;
-
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
-	return st;
-}
-
 /*
  * Read N bytes from FD with CHUNK-byte reads; return 1 if they are the
  * first N bytes of an endless repetition of the LEN-byte LINE.
@@ -87,9 +72,9 @@ reap(pid_t pid)
 static int
 read_exact(int fd, const char *line, size_t len, size_t n, size_t chunk)
 {
-	char *buf = malloc(chunk);
+	char *buf = xmalloc(chunk);
 	size_t got = 0, pos = 0;
-	int good = buf != NULL;
+	int good = 1;
 
 	while (good && got < n) {
 		size_t want = n - got < chunk ? n - got : chunk;
@@ -126,15 +111,14 @@ check_pipe(const char *line, size_t len, size_t n, int flags, int delay_ms)
 	int p[2], good, st;
 	pid_t pid;
 
-	if (pipe(p) == -1)
-		return 0;
+	xpipe(p);
 	pid = spawn(p[1], p[0], line, len, flags);
 	close(p[1]);
 	if (delay_ms > 0)
 		usleep(delay_ms * 1000);
 	good = read_exact(p[0], line, len, n, 4093 + n % 65536);
 	close(p[0]);
-	st = reap(pid);
+	st = xwait(pid);
 	if (flags & IGNPIPE)
 		return good && WIFEXITED(st) && WEXITSTATUS(st) == EPIPE;
 	return good && WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE;
@@ -262,16 +246,12 @@ test_socket(void)
 	int s[2], good, st;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) == -1) {
-		ok(0, "socketpair: %s", strerror(errno));
-		free(line);
-		return;
-	}
+	xsocketpair(s);
 	pid = spawn(s[1], s[0], line, 7, 0);
 	close(s[1]);
 	good = read_exact(s[0], line, 7, 3 * MiB + 1, 65536);
 	close(s[0]);
-	st = reap(pid);
+	st = xwait(pid);
 	/* Closed with data unread, a Unix socket may say ECONNRESET. */
 	ok(good && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) ||
 	    (WIFEXITED(st) && WEXITSTATUS(st) == ECONNRESET)),
@@ -287,14 +267,10 @@ test_socket(void)
 static int
 check_file(const char *line, size_t len, size_t limit, int flags)
 {
-	char path[] = "/tmp/sluice-test-repeat.XXXXXX";
-	int fd = mkstemp(path), good, st;
+	int fd = xtmpfile(), good, st;
 	pid_t pid;
 
-	if (fd == -1)
-		return 0;
-	unlink(path);
-	pid = fork();
+	pid = xfork();
 	if (pid == 0) {
 		struct rlimit rl = { limit, limit };
 
@@ -302,10 +278,12 @@ check_file(const char *line, size_t len, size_t limit, int flags)
 		if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
 			_exit(254);
 		pid = spawn(fd, -1, line, len, flags);
-		st = reap(pid);
+		while (waitpid(pid, &st, 0) == -1)
+			if (errno != EINTR)
+				_exit(252);
 		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 253);
 	}
-	st = reap(pid);
+	st = xwait(pid);
 	good = WIFEXITED(st) && WEXITSTATUS(st) == EFBIG &&
 	    lseek(fd, 0, SEEK_END) == (off_t)limit &&
 	    lseek(fd, 0, SEEK_SET) == 0 &&
@@ -335,10 +313,7 @@ test_len0(void)
 {
 	int p[2], r, e;
 
-	if (pipe(p) == -1) {
-		ok(0, "pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	errno = 0;
 	r = sl_repeat(p[1], "y\n", 0);
 	e = errno;
@@ -352,10 +327,7 @@ test_badfd(void)
 {
 	int p[2], r, e;
 
-	if (pipe(p) == -1) {
-		ok(0, "pipe: %s", strerror(errno));
-		return;
-	}
+	xpipe(p);
 	close(p[0]);
 	close(p[1]);
 	errno = 0;
@@ -391,18 +363,14 @@ test_read_end(void)
 	int p[2], st, zc = 0, rw = 0;
 	pid_t pid;
 
-	if (pipe(p) == -1) {
-		ok(0, "pipe: %s", strerror(errno));
-		free(line);
-		return;
-	}
+	xpipe(p);
 	if (write(p[1], "hello\n", 6) == 6) {
 		close(p[1]);
 		pid = spawn(p[0], -1, line, 4, HANGS);
-		st = reap(pid);
+		st = xwait(pid);
 		zc = WIFEXITED(st) && WEXITSTATUS(st) == EBADF;
 		pid = spawn(p[0], -1, line, 4, RW | HANGS);
-		st = reap(pid);
+		st = xwait(pid);
 		rw = WIFEXITED(st) && WEXITSTATUS(st) == EBADF;
 	}
 	close(p[0]);

@@ -1,0 +1,435 @@
+/*
+ * Unit tests of lib/concat.c, cat's engine: sl_cat_open, sl_cat_add and
+ * sl_cat_close.  Inputs of every kind end to end, byte for byte; line
+ * numbers and squeezing carried from one input to the next; which side
+ * a failure names; what is held written at the end, and before a wait.
+ * The expected texts were checked against GNU cat 9.1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "engine.h"
+#include "tap.h"
+
+#define MiB	(1UL << 20)
+
+/* The byte at offset I of the test data: not periodic in any power of
+ * two, so a lost or repeated page shows. */
+static char
+pat(size_t i)
+{
+	return 'a' + (i * 7 + i / 4099) % 26;
+}
+
+/* LEN bytes of the test data from offset 0. */
+static char *
+pattern(size_t len)
+{
+	char *buf = xmalloc(len);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pat(i);
+	return buf;
+}
+
+/* The read end of a pipe a child fills with the LEN bytes of BUF; the
+ * child is *PID. */
+static int
+feeder(const char *buf, size_t len, pid_t *pid)
+{
+	int p[2];
+
+	xpipe(p);
+	if ((*pid = xfork()) == 0) {
+		close(p[0]);
+		_exit(write_all(p[1], buf, len) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	return p[0];
+}
+
+/* Start a child that copies pipe P's read end into *KEEP, a new scratch
+ * file, to its end; return the child.  P[0] is closed here. */
+static pid_t
+sink(int p[2], int *keep)
+{
+	pid_t pid;
+
+	*keep = xtmpfile();
+	if ((pid = xfork()) == 0) {
+		char buf[65536];
+		ssize_t n;
+
+		close(p[1]);
+		while ((n = read(p[0], buf, sizeof buf)) > 0)
+			if (write_all(*keep, buf, n) == -1)
+				_exit(1);
+		_exit(n == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	p[0] = -1;
+	return pid;
+}
+
+/* Return 1 if file FD holds exactly the LEN bytes of WANT. */
+static int
+holds(int fd, const char *want, size_t len)
+{
+	char *got = xmalloc(len + 1);
+	ssize_t n = pread(fd, got, len + 1, 0);
+	int same = n == (ssize_t)len && memcmp(got, want, len) == 0;
+
+	if (!same)
+		printf("# file holds %zd bytes, %zu expected\n", n, len);
+	free(got);
+	return same;
+}
+
+/* sl_cat_open, or bail out. */
+static struct sl_cat *
+xcat_open(int out, unsigned flags)
+{
+	struct sl_cat *c = sl_cat_open(out, flags);
+
+	if (c == NULL)
+		bail_out("sl_cat_open: %s", strerror(errno));
+	return c;
+}
+
+/*
+ * Concatenate into OUT, in this order, pieces of DATA (TOTAL bytes): a
+ * file of 1 MiB + 3, an empty file, a pipe of 2 MiB + 1, a file of 10
+ * bytes, a file of the rest.  Return 1 if every call returned 0.
+ */
+static int
+cat_mixed(int out, const char *data, size_t total)
+{
+	static const size_t cut[] = { MiB + 3, 0, 2 * MiB + 1, 10 };
+	size_t off = 0, i;
+	struct sl_cat *c;
+	enum sl_side side;
+	int good = 1, fd, pipe_in;
+	pid_t pid;
+
+	/* The child first, so that it holds no copy of the handle. */
+	pipe_in = feeder(data + cut[0] + cut[1], cut[2], &pid);
+	c = xcat_open(out, 0);
+	for (i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+		fd = i == 2 ? pipe_in : xtmpfile_with(data + off, cut[i]);
+		good &= sl_cat_add(c, fd, &side) == 0;
+		close(fd);
+		off += cut[i];
+	}
+	fd = xtmpfile_with(data + off, total - off);
+	good &= sl_cat_add(c, fd, &side) == 0;
+	close(fd);
+	good &= sl_cat_close(c) == 0;
+	return exited_ok(pid) && good;
+}
+
+static void
+test_mixed_to_file(void)
+{
+	size_t len = 4 * MiB + 7;
+	char *data = pattern(len);
+	int out = xtmpfile();
+
+	ok(cat_mixed(out, data, len) && holds(out, data, len),
+	    "file, empty file, pipe, small file, file -> a file: byte-exact");
+	close(out);
+	free(data);
+}
+
+static void
+test_mixed_to_pipe(void)
+{
+	size_t len = 4 * MiB + 7;
+	char *data = pattern(len);
+	int out[2], keep, good;
+	pid_t pid;
+
+	xpipe(out);
+	pid = sink(out, &keep);
+	good = cat_mixed(out[1], data, len);
+	close(out[1]);
+	ok(good && exited_ok(pid) && holds(keep, data, len),
+	    "file, empty file, pipe, small file, file -> a pipe: byte-exact");
+	close(keep);
+	free(data);
+}
+
+static void
+test_mixed_to_devnull(void)
+{
+	size_t len = 4 * MiB + 7;
+	char *data = pattern(len);
+	int out = xopen("/dev/null", O_WRONLY);
+
+	ok(cat_mixed(out, data, len), "the same inputs -> /dev/null: no error");
+	close(out);
+	free(data);
+}
+
+/*
+ * Concatenate the NUL-terminated texts IN[] (NULL-ended) under FLAGS
+ * into a file; return 1 if it then holds WANT.
+ */
+static int
+cat_texts(unsigned flags, const char *const *in, const char *want)
+{
+	int out = xtmpfile(), good = 1, fd;
+	struct sl_cat *c = xcat_open(out, flags);
+	enum sl_side side;
+
+	for (; *in != NULL; in++) {
+		fd = xtmpfile_with(*in, strlen(*in));
+		good &= sl_cat_add(c, fd, &side) == 0;
+		close(fd);
+	}
+	good &= sl_cat_close(c) == 0;
+	good &= holds(out, want, strlen(want));
+	close(out);
+	return good;
+}
+
+static void
+test_number_across(void)
+{
+	static const char *const in[] = { "a\nb", "c\n\nd\n", NULL };
+
+	ok(cat_texts(SL_CAT_NUMBER, in,
+	    "     1\ta\n     2\tbc\n     3\t\n     4\td\n"),
+	    "SL_CAT_NUMBER: numbers go on across inputs, a line split "
+	    "between two is one line");
+}
+
+static void
+test_squeeze_across(void)
+{
+	static const char *const in[] = { "a\n\n", "\n\nb\n", NULL };
+
+	ok(cat_texts(SL_CAT_SQUEEZE, in, "a\n\nb\n"),
+	    "SL_CAT_SQUEEZE: empty lines squeezed across inputs");
+	ok(cat_texts(SL_CAT_SQUEEZE | SL_CAT_NUMBER, in,
+	    "     1\ta\n     2\t\n     3\tb\n"),
+	    "SL_CAT_SQUEEZE | SL_CAT_NUMBER: across inputs");
+}
+
+static void
+test_number_pipe_input(void)
+{
+	static const char text[] = "one\ntwo\n";
+	static const char want[] = "     1\tone\n     2\ttwo\n"
+	    "     3\tone\n     4\ttwo\n";
+	int out = xtmpfile(), in, r1, r2, r3;
+	struct sl_cat *c;
+	enum sl_side side;
+	pid_t pid;
+
+	in = feeder(text, strlen(text), &pid);
+	c = xcat_open(out, SL_CAT_NUMBER);
+	r1 = sl_cat_add(c, in, &side);
+	close(in);
+	in = xtmpfile_with(text, strlen(text));
+	r2 = sl_cat_add(c, in, &side);
+	close(in);
+	r3 = sl_cat_close(c);
+	ok(r1 == 0 && r2 == 0 && r3 == 0 && exited_ok(pid) &&
+	    holds(out, want, strlen(want)),
+	    "SL_CAT_NUMBER: a pipe, then a file, numbered on");
+	close(out);
+}
+
+/* A directory as input, with FLAGS: SL_INPUT, and the next input still
+ * goes out after what came before. */
+static void
+test_input_dir(unsigned flags, const char *name)
+{
+	int out = xtmpfile(), dir = xopen(".", O_RDONLY | O_DIRECTORY);
+	int a = xtmpfile_with("x\n", 2), b = xtmpfile_with("y\n", 2);
+	int r1, r2, r3, r4, e;
+	struct sl_cat *c = xcat_open(out, flags);
+	enum sl_side side = 0;
+	const char *want = flags ? "     1\tx\n     2\ty\n" : "x\ny\n";
+
+	r1 = sl_cat_add(c, a, &side);
+	errno = 0;
+	r2 = sl_cat_add(c, dir, &side);
+	e = errno;
+	ok(r1 == 0 && r2 == -1 && e == EISDIR && side == SL_INPUT,
+	    "%s: a directory as input: -1 EISDIR, SL_INPUT", name);
+	r3 = sl_cat_add(c, b, &side);
+	r4 = sl_cat_close(c);
+	ok(r3 == 0 && r4 == 0 && holds(out, want, strlen(want)),
+	    "%s: the inputs around the directory all go out", name);
+	close(a);
+	close(b);
+	close(dir);
+	close(out);
+}
+
+/*
+ * Concatenate the LEN bytes of TEXT with FLAGS into /dev/full: the
+ * failure must be ENOSPC, said once, by sl_cat_add with SL_OUTPUT or,
+ * if the text was held, by sl_cat_close.
+ */
+static int
+devfull_once(int full, unsigned flags, const char *text, size_t len)
+{
+	int in = xtmpfile_with(text, len), r, e = 0, rc, ec;
+	struct sl_cat *c = xcat_open(full, flags);
+	enum sl_side side = 0;
+
+	errno = 0;
+	r = sl_cat_add(c, in, &side);
+	if (r == -1)
+		e = errno;
+	errno = 0;
+	rc = sl_cat_close(c);
+	ec = errno;
+	close(in);
+	printf("# flags %#x, %zu bytes: sl_cat_add %d (%s, side %d), "
+	    "sl_cat_close %d (%s)\n", flags, len, r, strerror(e), side, rc,
+	    strerror(ec));
+	if (r == -1)
+		return e == ENOSPC && side == SL_OUTPUT && rc == 0;
+	return rc == -1 && ec == ENOSPC;
+}
+
+static void
+test_devfull(void)
+{
+	size_t big = MiB;
+	char *data = pattern(big);
+	int full = open("/dev/full", O_WRONLY), i;
+
+	if (full == -1) {
+		for (i = 0; i < 4; i++)
+			ok(1, "/dev/full # skip no /dev/full");
+		free(data);
+		return;
+	}
+	for (i = 0; i < (int)big; i += 64)
+		data[i] = '\n';
+	ok(devfull_once(full, 0, "hello\n", 6),
+	    "/dev/full, 6 bytes: ENOSPC, once, SL_OUTPUT");
+	ok(devfull_once(full, 0, data, big),
+	    "/dev/full, 1 MiB: ENOSPC, once, SL_OUTPUT");
+	ok(devfull_once(full, SL_CAT_NUMBER, "hello\n", 6),
+	    "/dev/full, SL_CAT_NUMBER, 6 bytes: ENOSPC, once");
+	ok(devfull_once(full, SL_CAT_NUMBER, data, big),
+	    "/dev/full, SL_CAT_NUMBER, 1 MiB: ENOSPC, once");
+	close(full);
+	free(data);
+}
+
+static void
+test_close_flushes(void)
+{
+	static const char want[] = "     1\tx$\n     2\t^Iy$\n";
+	int out = xtmpfile(), in = xtmpfile_with("x\n\ty\n", 5), r1, r2;
+	struct sl_cat *c = xcat_open(out,
+	    SL_CAT_NUMBER | SL_CAT_SHOW_ENDS | SL_CAT_SHOW_TABS);
+	enum sl_side side;
+	struct stat st;
+
+	r1 = sl_cat_add(c, in, &side);
+	if (fstat(out, &st) == 0)
+		printf("# before sl_cat_close the output holds %lld bytes\n",
+		    (long long)st.st_size);
+	r2 = sl_cat_close(c);
+	ok(r1 == 0 && r2 == 0 && holds(out, want, strlen(want)),
+	    "sl_cat_close writes what the transformation held");
+	close(in);
+	close(out);
+}
+
+/*
+ * A child writes one line into the input pipe, waits to read its
+ * numbered form from the output pipe, and only then writes the next:
+ * the engine must write what it holds before a read that would wait.
+ * (Got wrong, this hangs: the watchdog turns that into a failure.)
+ */
+static void
+test_flush_before_wait(void)
+{
+	static const char first[] = "     1\ta\n";
+	int in[2], out[2], r1, r2;
+	struct sl_cat *c;
+	enum sl_side side;
+	pid_t pid;
+
+	xpipe(in);
+	xpipe(out);
+	if ((pid = xfork()) == 0) {
+		char buf[sizeof first - 1], rest[64];
+		ssize_t n, got = 0;
+
+		close(in[0]);
+		close(out[1]);
+		if (write_all(in[1], "a\n", 2) == -1 ||
+		    read_exact(out[0], buf, sizeof buf) == -1 ||
+		    memcmp(buf, first, sizeof buf) != 0 ||
+		    write_all(in[1], "b\n", 2) == -1)
+			_exit(1);
+		close(in[1]);
+		while ((n = read(out[0], rest + got, sizeof rest - got)) > 0)
+			got += n;
+		_exit(got == 9 && memcmp(rest, "     2\tb\n", 9) == 0 ? 0 : 2);
+	}
+	close(in[1]);
+	close(out[0]);
+	c = xcat_open(out[1], SL_CAT_NUMBER);
+	r1 = sl_cat_add(c, in[0], &side);
+	r2 = sl_cat_close(c);
+	close(out[1]);
+	ok(r1 == 0 && r2 == 0 && exited_ok(pid),
+	    "SL_CAT_NUMBER from a pipe: each line goes out before the next "
+	    "read waits");
+	close(in[0]);
+}
+
+static void
+test_nothing(void)
+{
+	int out = xtmpfile(), in = xtmpfile(), r1, r2, r3;
+	struct sl_cat *c = xcat_open(out, 0);
+	enum sl_side side;
+
+	r1 = sl_cat_close(c);
+	c = xcat_open(out, SL_CAT_NUMBER);
+	r2 = sl_cat_add(c, in, &side);
+	r3 = sl_cat_close(c);
+	ok(r1 == 0 && r2 == 0 && r3 == 0 && holds(out, "", 0),
+	    "no input, or an empty one: nothing written, no error");
+	close(in);
+	close(out);
+}
+
+int
+main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	watchdog(60);
+	test_mixed_to_file();
+	test_mixed_to_pipe();
+	test_mixed_to_devnull();
+	test_number_across();
+	test_squeeze_across();
+	test_number_pipe_input();
+	test_input_dir(0, "untransformed");
+	test_input_dir(SL_CAT_NUMBER, "SL_CAT_NUMBER");
+	test_devfull();
+	test_close_flushes();
+	test_flush_before_wait();
+	test_nothing();
+	return done();
+}

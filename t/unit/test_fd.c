@@ -1,0 +1,417 @@
+/* Unit tests of lib/fd.c: what end_init makes of a descriptor, the
+ * SLUICE_ZEROCOPY switch, which errors are refusals, and the private
+ * pipes (pipe_private, close_pair). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "engine.h"
+#include "tap.h"
+
+/* Describe FD with end_init into E, over a struct full of garbage. */
+static void
+describe(struct end *e, int fd)
+{
+	memset(e, 0xa5, sizeof *e);
+	end_init(e, fd);
+}
+
+/* Return the kind of FD, as end_init describes it. */
+static int
+kind_of(int fd)
+{
+	struct end e;
+
+	describe(&e, fd);
+	return e.kind;
+}
+
+/* Return 1 if FD is open. */
+static int
+is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1;
+}
+
+static void
+test_kind_pipe(void)
+{
+	int p[2];
+
+	xpipe(p);
+	ok(kind_of(p[0]) == K_PIPE && kind_of(p[1]) == K_PIPE,
+	    "end_init: both ends of a pipe are K_PIPE");
+	close_pair(p);
+}
+
+static void
+test_kind_fifo(void)
+{
+	char dir[4096], path[4200];
+	int fd, k;
+
+	xtmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	if (mkfifo(path, 0600) == -1)
+		bail_out("mkfifo %s: %s", path, strerror(errno));
+	/* O_RDWR: a FIFO opened so does not wait for a peer. */
+	fd = xopen(path, O_RDWR);
+	k = kind_of(fd);
+	unlink(path);
+	rmdir(dir);
+	ok(k == K_PIPE, "end_init: a FIFO is K_PIPE");
+	close(fd);
+}
+
+static void
+test_kind_file(void)
+{
+	int fd = xtmpfile();
+
+	ok(kind_of(fd) == K_FILE, "end_init: a regular file is K_FILE");
+	close(fd);
+}
+
+static void
+test_kind_socket(void)
+{
+	int s[2];
+
+	xsocketpair(s);
+	ok(kind_of(s[0]) == K_SOCKET && kind_of(s[1]) == K_SOCKET,
+	    "end_init: a socketpair is K_SOCKET");
+	close_pair(s);
+}
+
+static void
+test_kind_devnull(void)
+{
+	int fd = xopen("/dev/null", O_WRONLY);
+
+	ok(kind_of(fd) == K_OTHER, "end_init: /dev/null is K_OTHER");
+	close(fd);
+}
+
+static void
+test_kind_dir(void)
+{
+	int fd = xopen(".", O_RDONLY | O_DIRECTORY);
+
+	ok(kind_of(fd) == K_OTHER, "end_init: a directory is K_OTHER");
+	close(fd);
+}
+
+static void
+test_kind_closed(void)
+{
+	struct end e;
+	int p[2];
+
+	xpipe(p);
+	close_pair(p);
+	xpipe(p);	/* the lowest numbers again */
+	close(p[1]);
+	describe(&e, p[1]);
+	ok(e.fd == p[1] && e.kind == K_OTHER && e.append == 0 &&
+	    e.write_end == 0,
+	    "end_init: a closed fd is K_OTHER, not writable (read/write "
+	    "reports it)");
+	close(p[0]);
+}
+
+static void
+test_fresh_counters(void)
+{
+	struct end e;
+	int p[2];
+
+	xpipe(p);
+	describe(&e, p[1]);
+	ok(e.fd == p[1] && e.size == 0 && e.carried == 0 && e.since == 0 &&
+	    e.grown == 0,
+	    "end_init: size, carried, since and grown start at 0");
+	close_pair(p);
+}
+
+static void
+test_pipe_ends(void)
+{
+	struct end r, w;
+	int p[2];
+
+	xpipe(p);
+	describe(&r, p[0]);
+	describe(&w, p[1]);
+	ok(r.write_end == 0 && w.write_end == 1 && r.append == 0 &&
+	    w.append == 0,
+	    "end_init: a pipe's read end is no write end, its write end is");
+	close_pair(p);
+}
+
+static void
+test_file_modes(void)
+{
+	struct end ro, wo, rw, ap;
+	char dir[4096], path[4200];
+	int fd, a, b, c;
+
+	xtmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/file", dir);
+	fd = xopen(path, O_RDWR | O_CREAT);
+	a = xopen(path, O_RDONLY);
+	b = xopen(path, O_WRONLY);
+	c = xopen(path, O_WRONLY | O_APPEND);
+	unlink(path);
+	rmdir(dir);
+	describe(&rw, fd);
+	describe(&ro, a);
+	describe(&wo, b);
+	describe(&ap, c);
+	ok(ro.write_end == 0 && ro.append == 0,
+	    "end_init: O_RDONLY: no write end, no append");
+	ok(wo.write_end == 1 && wo.append == 0 && rw.write_end == 1 &&
+	    rw.append == 0, "end_init: O_WRONLY and O_RDWR: write end");
+	ok(ap.write_end == 1 && ap.append == 1 && ap.kind == K_FILE,
+	    "end_init: O_APPEND: append set");
+	close(a);
+	close(b);
+	close(c);
+	close(fd);
+}
+
+static void
+test_append_later(void)
+{
+	struct end e;
+	int fd = xtmpfile();
+
+	xsetfl(fd, O_APPEND);
+	describe(&e, fd);
+	ok(e.append == 1, "end_init: O_APPEND set by fcntl after open");
+	close(fd);
+}
+
+#ifndef SLUICE_PORTABLE
+static void
+test_zerocopy_allowed(void)
+{
+	unsetenv("SLUICE_ZEROCOPY");
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: unset -> 1");
+	setenv("SLUICE_ZEROCOPY", "0", 1);
+	ok(zerocopy_allowed() == 0, "zerocopy_allowed: 0 -> 0");
+	setenv("SLUICE_ZEROCOPY", "1", 1);
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: 1 -> 1");
+	setenv("SLUICE_ZEROCOPY", "", 1);
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: empty -> 1");
+	setenv("SLUICE_ZEROCOPY", "00", 1);
+	ok(zerocopy_allowed() == 1, "zerocopy_allowed: only \"0\" turns it "
+	    "off (00 -> 1)");
+	unsetenv("SLUICE_ZEROCOPY");
+}
+#else
+/* The portable build (make PORTABLE=1) never tries zero-copy. */
+static void
+test_zerocopy_allowed(void)
+{
+	unsetenv("SLUICE_ZEROCOPY");
+	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed unset -> 0");
+	setenv("SLUICE_ZEROCOPY", "1", 1);
+	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed 1 -> 0");
+	unsetenv("SLUICE_ZEROCOPY");
+}
+#endif
+
+static void
+test_refusals(void)
+{
+	static const int yes[] = {
+		EINVAL, ENOSYS, EOPNOTSUPP, ENOTSUP, EXDEV, ENOMEM
+	};
+	static const int no[] = {
+		0, EPIPE, ENOSPC, EBADF, EIO, EAGAIN, EINTR, EISDIR, EFBIG,
+		EPERM, EDQUOT, EROFS, ECONNRESET, ENXIO, EACCES
+	};
+	size_t i;
+	int good = 1;
+
+	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (is_refusal(yes[i]) != 1) {
+			printf("# is_refusal(%s) is not 1\n", strerror(yes[i]));
+			good = 0;
+		}
+	ok(good, "is_refusal: EINVAL ENOSYS EOPNOTSUPP ENOTSUP EXDEV ENOMEM");
+	good = 1;
+	for (i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (is_refusal(no[i]) != 0) {
+			printf("# is_refusal(%s) is not 0\n", strerror(no[i]));
+			good = 0;
+		}
+	ok(good, "is_refusal: real errors (EPIPE ENOSPC EBADF EIO ...) are "
+	    "not refusals");
+}
+
+/* Return 1 if P is a private pipe as promised: both ends at 3 or above,
+ * close-on-exec, and a pipe from P[1] to P[0]. */
+static int
+is_private(int p[2])
+{
+	char c = 0;
+
+	return p[0] > STDERR_FILENO && p[1] > STDERR_FILENO &&
+	    (fcntl(p[0], F_GETFD) & FD_CLOEXEC) &&
+	    (fcntl(p[1], F_GETFD) & FD_CLOEXEC) &&
+	    write(p[1], "p", 1) == 1 && read(p[0], &c, 1) == 1 && c == 'p';
+}
+
+static void
+test_private(void)
+{
+	int p[2] = { -1, -1 }, r;
+
+	r = pipe_private(p);
+	ok(r == 0 && is_private(p),
+	    "pipe_private: both ends >= 3, close-on-exec, a working pipe");
+	close_pair(p);
+}
+
+/*
+ * In a child, close the descriptors 0 up to LAST, call pipe_private and
+ * exit 0 if the pipe is private and the closed ones are still closed.
+ */
+static int
+private_with_closed(int last)
+{
+	pid_t pid = xfork();
+
+	if (pid == 0) {
+		int p[2], fd;
+
+		for (fd = 0; fd <= last; fd++)
+			close(fd);
+		if (pipe_private(p) == -1)
+			_exit(1);
+		if (!is_private(p))
+			_exit(2);
+		for (fd = 0; fd <= last; fd++)
+			if (is_open(fd))
+				_exit(3);
+		_exit(0);
+	}
+	return exited_ok(pid);
+}
+
+static void
+test_private_low_fds(void)
+{
+	ok(private_with_closed(STDERR_FILENO),
+	    "pipe_private: with 0, 1 and 2 closed, both ends land >= 3 "
+	    "and 0-2 stay closed");
+	ok(private_with_closed(STDIN_FILENO),
+	    "pipe_private: with 0 closed (one end low), both ends >= 3");
+}
+
+/*
+ * In a child with 0, 1 and 2 closed and at most 3 descriptors allowed:
+ * pipe2 gets 0 and 1, moving them up is refused.  pipe_private must fail
+ * with the errno of that, and leave nothing open.
+ */
+static void
+test_private_no_room(void)
+{
+	pid_t pid = xfork();
+	int st;
+
+	if (pid == 0) {
+		struct rlimit rl = { 3, 3 };
+		int p[2] = { -1, -1 }, fd;
+
+		for (fd = 0; fd <= STDERR_FILENO; fd++)
+			close(fd);
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(10);	/* valgrind keeps it from us */
+		errno = 0;
+		if (pipe_private(p) != -1)
+			_exit(11);
+		if (errno != EINVAL && errno != EMFILE)
+			_exit(12);
+		for (fd = 0; fd <= STDERR_FILENO; fd++)
+			if (is_open(fd))
+				_exit(13);
+		_exit(0);
+	}
+	st = xwait(pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 10) {
+		ok(1, "pipe_private: no descriptor >= 3 to be had # skip "
+		    "cannot lower RLIMIT_NOFILE here");
+		return;
+	}
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "pipe_private: no descriptor >= 3 to be had: -1 with errno, "
+	    "both ends closed (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) :
+	    -1);
+}
+
+static void
+test_close_pair(void)
+{
+	int p[2], a, b;
+
+	xpipe(p);
+	a = p[0];
+	b = p[1];
+	close_pair(p);
+	ok(p[0] == -1 && p[1] == -1 && !is_open(a) && !is_open(b),
+	    "close_pair: closes both ends, marks them -1");
+	close_pair(p);
+	ok(p[0] == -1 && p[1] == -1, "close_pair: again is harmless");
+}
+
+static void
+test_close_pair_half(void)
+{
+	int p[2], q[2], b;
+
+	xpipe(p);
+	xpipe(q);	/* live descriptors close_pair must leave alone */
+	b = p[1];
+	close(p[0]);
+	p[0] = -1;
+	close_pair(p);
+	ok(p[0] == -1 && p[1] == -1 && !is_open(b) && is_open(q[0]) &&
+	    is_open(q[1]),
+	    "close_pair: one end already -1: the other closed, nothing else");
+	close_pair(q);
+}
+
+int
+main(void)
+{
+	signal(SIGPIPE, SIG_DFL);
+	test_kind_pipe();
+	test_kind_fifo();
+	test_kind_file();
+	test_kind_socket();
+	test_kind_devnull();
+	test_kind_dir();
+	test_kind_closed();
+	test_fresh_counters();
+	test_pipe_ends();
+	test_file_modes();
+	test_append_later();
+	test_zerocopy_allowed();
+	test_refusals();
+	test_private();
+	test_private_low_fds();
+	test_private_no_room();
+	test_close_pair();
+	test_close_pair_half();
+	return done();
+}
