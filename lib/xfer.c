@@ -221,6 +221,53 @@ step_direct(struct link *l, size_t len)
 }
 
 /*
+ * Empty the private pipe of what the output will never get, so that the
+ * next input does not start with it.  Keeps errno.
+ */
+static void
+via_drop(struct link *l)
+{
+	int e = errno;
+
+	if (need_buf(l) == 0)
+		while (l->via_held > 0) {
+			size_t k = l->via_held < BUF_SIZE ? l->via_held : BUF_SIZE;
+
+			if (read_exact(l->via[0], l->buf, k) == -1)
+				break;
+			l->via_held -= k;
+		}
+	l->via_held = 0;
+	errno = e;
+}
+
+/*
+ * The output refused splice(2) before any byte reached it: what the
+ * private pipe holds goes out by write(2).  Return its length, or -1
+ * with errno set and the output to blame.
+ */
+static ssize_t
+via_to_write(struct link *l)
+{
+	ssize_t n = l->via_held;
+
+	if (need_buf(l) == -1)
+		return fail(l, SL_OUTPUT);
+	while (l->via_held > 0) {
+		size_t k = l->via_held < BUF_SIZE ? l->via_held : BUF_SIZE;
+		int r = read_exact(l->via[0], l->buf, k);
+
+		if (r == 0)
+			l->via_held -= k;
+		if (r == -1 || write_all(l->out->fd, l->buf, k) == -1) {
+			via_drop(l);
+			return fail(l, SL_OUTPUT);
+		}
+	}
+	return n;
+}
+
+/*
  * Between two non-pipes: splice IN into a private pipe, then the pipe
  * into OUT.  Which call fails says which side failed.  A refusal by OUT
  * before any byte reached it leaves the chunk in the pipe: it goes out
@@ -254,20 +301,18 @@ step_via(struct link *l, size_t len)
 	while (l->via_held > 0) {
 		ssize_t m = call(l, l->via[0], l->out->fd, l->via_held);
 
-		if (m == -2)
+		if (m == -2) {
+			via_drop(l);
 			return -1;
+		}
 		if (m == -1 && l->fast_moved == 0 && is_refusal(errno)) {
 			refused(l);
-			if (need_buf(l) == -1 ||
-			    read_exact(l->via[0], l->buf, l->via_held) == -1)
-				return fail(l, SL_OUTPUT);
-			if (write_all(l->out->fd, l->buf, l->via_held) == -1)
-				return fail(l, SL_OUTPUT);
-			break;
+			return via_to_write(l);
 		}
 		if (m <= 0) {
 			if (m == 0)
 				errno = EIO;	/* a pipe we hold cannot end */
+			via_drop(l);
 			return fail(l, SL_OUTPUT);
 		}
 		l->via_held -= m;

@@ -665,7 +665,7 @@ test_devfull(void)
  * been drained but l.via_held keeps the count.  link_retarget keeps it
  * too, and the next step through the private pipe splices that many
  * bytes out of the empty pipe: it waits forever.  Run in a child that
- * alarm(2) ends; marked TODO until lib/ is fixed.
+ * alarm(2) ends.
  */
 static void
 test_via_held_after_failure(void)
@@ -705,8 +705,7 @@ test_via_held_after_failure(void)
 	st = xwait(pid);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "private pipe after a failed fallback: a retargeted link fails "
-	    "again, no hang (%s) # TODO engine bug: step_via keeps "
-	    "via_held after the drained fallback fails",
+	    "again, no hang (%s)",
 	    WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM ? "hung" : "no hang");
 	close(a);
 	close(b);
