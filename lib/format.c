@@ -633,43 +633,77 @@ wide_bytes(const struct fmt *f, unsigned s, const unsigned char **pp,
 	}
 }
 
-/* f's line number cache, in registers while the wide loop runs. */
+/*
+ * f's line number cache, in registers while the wide loop runs, with
+ * the digit before the last: so that a 9 at the end (a line in ten)
+ * carries into it without a branch the CPU would guess wrong.
+ */
 struct cache {
-	uint64_t w0, w1, u0, u1;
-	size_t w;
-	char last;
+	uint64_t w0, w1;	/* f->word */
+	uint64_t u0, u1;	/* f->unit */
+	uint64_t d0, d1;	/* what takes the last digit from 9 to 0
+				   and adds 1 to the one before */
+	size_t w;		/* the width of the number and its tab */
+	unsigned last, tens;	/* the last digit and the one before (not
+				   chars: a byte stored and a word loaded
+				   back would stall) */
 };
 
 static inline void
 cache_load(const struct fmt *f, struct cache *c)
 {
+	int k = NUM_LAST - 1 - f->print;
+	uint64_t t[2] = { 0, 0 };
+
 	c->w0 = f->word[0];
 	c->w1 = f->word[1];
 	c->u0 = f->unit[0];
 	c->u1 = f->unit[1];
+	if (k >= 0 && k < 16)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		t[k / 8] = (uint64_t)1 << (8 * (7 - k % 8));
+#else
+		t[k / 8] = (uint64_t)1 << (8 * (k % 8));
+#endif
+	c->d0 = t[0] - 10 * c->u0;
+	c->d1 = t[1] - 10 * c->u1;
 	c->w = NUM_TAB + 1 - f->print;
-	c->last = f->num[NUM_LAST];
+	c->last = (unsigned char)f->num[NUM_LAST];
+	c->tens = (unsigned char)f->num[NUM_LAST - 1];
+}
+
+/* Put the cache C back into f. */
+static inline void
+cache_save(struct fmt *f, const struct cache *c)
+{
+	f->word[0] = c->w0;
+	f->word[1] = c->w1;
+	f->num[NUM_LAST] = c->last;
+	f->num[NUM_LAST - 1] = c->tens;
 }
 
 /*
  * Write the next line number at O if ON (0 or 1), from the cache C of
  * f; return the end of what was written.  The common line takes no
- * branch on ON: it stores the number anyway, and adds ON times.
+ * branch on ON or on a carry into the tens: it stores the number
+ * anyway, and adds ON times, and the carry times what carries.
  */
 static inline char *
 cache_put(struct fmt *f, struct cache *c, char *o, unsigned on)
 {
-	uint64_t all = -(uint64_t)on;
+	unsigned carry = c->last + on > '9';
+	uint64_t all = -(uint64_t)on, wrap = -(uint64_t)carry;
 
-	if (c->w <= 16 && c->last + on <= '9') {
-		c->last += on;
-		c->w0 += c->u0 & all;
-		c->w1 += c->u1 & all;
+	if (c->w <= 16 && (!carry || (c->tens >= '0' && c->tens < '9'))) {
+		c->last = carry ? '0' : c->last + on;
+		c->tens += carry;
+		c->w0 += (c->u0 & all) + (c->d0 & wrap);
+		c->w1 += (c->u1 & all) + (c->d1 & wrap);
 		memcpy(o, &c->w0, 8);
 		memcpy(o + 8, &c->w1, 8);
 		return o + (c->w & all);
 	}
-	f->num[NUM_LAST] = c->last;
+	cache_save(f, c);
 	o = put_num_carry(f, o);
 	cache_load(f, c);
 	return o;
@@ -704,15 +738,17 @@ copy_look(char *o, const unsigned char *p, size_t len)
 
 /*
  * Write to AT the offsets from P of the LFs in the N bytes at P, N a
- * multiple of 64; return how many there are.  AT has room for N + 8.
- * Eight offsets are written for every 64 bytes whatever their count
- * (the spare are overwritten), so that the count costs no branch.
+ * multiple of 64; return how many there are.  AT has room for N + 4.
+ * Four offsets are written for every 64 bytes whatever their count
+ * (the spare are overwritten): text has rarely more, and a loop on
+ * the count would have the CPU guess wrong at every other line.
  */
 static inline __attribute__((always_inline)) WIDE size_t
 find_lfs(uint32_t *at, const unsigned char *p, size_t n)
 {
 	const __m256i lf = _mm256_set1_epi8('\n');
-	size_t g, cnt = 0, j;
+	size_t g, cnt = 0;
+	uint32_t *w;
 	uint64_t m;
 
 	for (g = 0; g < n; g += 64) {
@@ -720,17 +756,21 @@ find_lfs(uint32_t *at, const unsigned char *p, size_t n)
 		    (p + g));
 		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)
 		    (p + g + 32));
-		uint32_t *w = at + cnt;
 
 		m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf)) |
 		    (uint64_t)(uint32_t)_mm256_movemask_epi8(
 		    _mm256_cmpeq_epi8(b, lf)) << 32;
+		w = at + cnt;
 		cnt += _mm_popcnt_u64(m);
-		for (j = 0; j < 8; j++) {
-			w[j] = g + _tzcnt_u64(m);
-			m = _blsr_u64(m);
-		}
-		for (w += 8; m != 0; m = _blsr_u64(m))
+		w[0] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		w[1] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		w[2] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		w[3] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		for (w += 4; m != 0; m = _blsr_u64(m))
 			*w++ = g + _tzcnt_u64(m);
 	}
 	return cnt;
@@ -750,19 +790,14 @@ find_lfs(uint32_t *at, const unsigned char *p, size_t n)
  * so nothing but the rare long line and the empty lines -s drops takes
  * a branch of its own.
  */
-static WIDE char *
-wide_lines(struct fmt *f, const unsigned char **pp, const unsigned char *end,
-    char *o)
+static inline __attribute__((always_inline)) WIDE char *
+lines_of(struct fmt *f, const unsigned char **pp, const unsigned char *end,
+    char *o, int number, unsigned number_empty, int squeeze, int ends)
 {
 	const unsigned char *in = *pp, *p = in, *c, *e;
 	const unsigned char *lim = end - LOOK;
-	unsigned fl = f->flags;
-	int number = (fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
-	unsigned number_empty = number && !(fl & SL_CAT_NUMBER_NONBLANK);
-	int squeeze = (fl & SL_CAT_SQUEEZE) != 0;
-	int ends = (fl & SL_CAT_SHOW_ENDS) != 0;
 	int nl = f->newlines, next;
-	uint32_t at[CHUNK + 8];
+	uint32_t at[CHUNK + 4];
 	struct cache k;
 	size_t chunk, n, i, len;
 	unsigned empty;
@@ -790,7 +825,9 @@ wide_lines(struct fmt *f, const unsigned char **pp, const unsigned char *end,
 				if (number)
 					o = cache_put(f, &k, o,
 					    number_empty | !empty);
-				next = empty ? 1 + (nl > 0) : 0;
+				/* Only -s counts the empty lines. */
+				if (squeeze)
+					next = empty ? 1 + (nl > 0) : 0;
 			}
 			copy_look(o, p, len);
 			o += len;
@@ -806,12 +843,31 @@ wide_lines(struct fmt *f, const unsigned char **pp, const unsigned char *end,
 			nl = next;
 		}
 	}
-	f->word[0] = k.w0;
-	f->word[1] = k.w1;
-	f->num[NUM_LAST] = k.last;
+	cache_save(f, &k);
 	f->newlines = nl;
 	*pp = p;
 	return o;
+}
+
+/* lines_of for f's options, those of -n and -b folded. */
+static WIDE char *
+wide_lines(struct fmt *f, const unsigned char **pp, const unsigned char *end,
+    char *o)
+{
+	unsigned fl = f->flags;
+	int number = (fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
+
+	switch (fl) {
+	case SL_CAT_NUMBER:
+		return lines_of(f, pp, end, o, 1, 1, 0, 0);
+	case SL_CAT_NUMBER_NONBLANK:
+	case SL_CAT_NUMBER_NONBLANK | SL_CAT_NUMBER:
+		return lines_of(f, pp, end, o, 1, 0, 0, 0);
+	default:
+		return lines_of(f, pp, end, o, number,
+		    number && !(fl & SL_CAT_NUMBER_NONBLANK),
+		    (fl & SL_CAT_SQUEEZE) != 0, (fl & SL_CAT_SHOW_ENDS) != 0);
+	}
 }
 
 /*

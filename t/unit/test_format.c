@@ -464,6 +464,31 @@ test_number_width(void)
 	free(out);
 }
 
+/*
+ * Lines of 0 to 5 bytes, 300000 of them, under -n, -b and -sb: every
+ * carry of the line number, with and without empty lines between.
+ */
+static void
+test_number_carries(void)
+{
+	static const unsigned fls[] = { SL_CAT_NUMBER, SL_CAT_NUMBER_NONBLANK,
+	    SL_CAT_NUMBER_NONBLANK | SL_CAT_SQUEEZE };
+	size_t n = 0, i, j, cuts[2] = { 70000, 700001 };
+	unsigned char *t = malloc(300000 * 6);
+
+	if (t == NULL)
+		die("malloc");
+	for (i = 0; i < 300000; i++) {
+		for (j = 0; j < i * 7 % 6; j++)
+			t[n++] = 'a' + j;
+		t[n++] = '\n';
+	}
+	for (i = 0; i < sizeof fls / sizeof *fls; i++)
+		ok(same(fls[i], t, n, cuts, 2),
+		    "line numbers carry, flags 0x%02x", fls[i]);
+	free(t);
+}
+
 /* GNU's counter has 18 digits: past them it shows '>' and wraps. */
 static void
 test_number_overflow(void)
@@ -547,6 +572,11 @@ main(void)
 	test_random_splits();
 	test_line_lengths();
 	test_crlf_everywhere();
+	test_number_width();
+	test_number_carries();
+	test_number_overflow();
+	test_room();
+	test_room_wide_numbers();
 	/* Again, on the loops of a CPU without AVX2. */
 	narrow = 1;
 	test_every_byte_every_flag();
@@ -554,9 +584,7 @@ main(void)
 	test_random_splits();
 	test_line_lengths();
 	test_crlf_everywhere();
-	test_number_width();
-	test_number_overflow();
+	test_number_carries();
 	test_room();
-	test_room_wide_numbers();
 	return done();
 }
