@@ -14,6 +14,8 @@
 #define VIS_MAX		4
 
 static void cache_num(struct fmt *);
+static int wide_cpu(void);
+static void init_spread(struct fmt *);
 
 void
 fmt_init(struct fmt *f, unsigned flags)
@@ -21,6 +23,8 @@ fmt_init(struct fmt *f, unsigned flags)
 	int c;
 
 	f->flags = flags;
+	f->wide = wide_cpu();
+	memset(f->num, 0, sizeof f->num);
 	memset(f->num, ' ', NUM_LAST);
 	f->num[NUM_LAST] = '0';
 	f->num[NUM_TAB] = '\t';
@@ -69,8 +73,15 @@ fmt_init(struct fmt *f, unsigned flags)
 		}
 		f->vislen[c] = n;
 	}
+	if (f->wide)
+		init_spread(f);
 }
 
+/*
+ * The slack this leaves (a byte of input rarely brings 23 bytes out) is
+ * what lets the loops store whole blocks and numbers past the end of
+ * what they mean to write: the next bytes out overwrite the spare.
+ */
 size_t
 fmt_room(size_t len)
 {
@@ -101,21 +112,46 @@ next_num(struct fmt *f)
 }
 
 /*
- * Cache the first 8 bytes of the number as printed in f->word, and in
+ * Cache the first 16 bytes of the number as printed in f->word, and in
  * f->unit what adds one to its last digit there.  The cache is why the
- * common line costs one byte test and one 8-byte store: reading back a
- * number just stored a byte at a time would stall the CPU.
+ * common line costs one byte test and a 16-byte store: reading back a
+ * number just stored a byte at a time would stall the CPU.  Numbers
+ * wider than 16 bytes (past 10^15 lines) are not cached.
  */
 static void
 cache_num(struct fmt *f)
 {
 	int k = NUM_LAST - f->print;
 
-	memcpy(&f->word, f->num + f->print, 8);
+	memcpy(f->word, f->num + f->print, 16);
+	f->unit[0] = f->unit[1] = 0;
+	if (k >= 16)
+		return;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	k = 7 - k;
+	f->unit[k / 8] = (uint64_t)1 << (8 * (7 - k % 8));
+#else
+	f->unit[k / 8] = (uint64_t)1 << (8 * (k % 8));
 #endif
-	f->unit = (uint64_t)1 << (8 * k);
+}
+
+/*
+ * put_num when the last digit carries or the number is not cached:
+ * count on f->num and cache the result.
+ */
+static char *
+put_num_carry(struct fmt *f, char *o)
+{
+	size_t w;
+
+	next_num(f);
+	w = NUM_TAB + 1 - f->print;
+	if (w <= 16) {
+		cache_num(f);
+		memcpy(o, &f->word[0], 8);
+		memcpy(o + 8, &f->word[1], 8);
+	} else
+		memcpy(o, f->num + f->print, w);
+	return o + w;
 }
 
 /* Write the next line number at O; return the end of what was written. */
@@ -125,24 +161,20 @@ put_num(struct fmt *f, char *o)
 	size_t w = NUM_TAB + 1 - f->print;
 
 	/*
-	 * Up to 9999999 lines the field is at most 8 bytes: store the
-	 * cached word and let the next byte out (there is always one)
-	 * cover the spare.
+	 * Up to 10^15 lines the field is at most 16 bytes: store the
+	 * cached words and let the bytes out next cover the spare.  Two
+	 * 8-byte stores, as the words were stored: one 16-byte load of
+	 * them would wait for both stores to reach the cache.
 	 */
-	if (w <= 8 && f->num[NUM_LAST] < '9') {
+	if (w <= 16 && f->num[NUM_LAST] < '9') {
 		f->num[NUM_LAST]++;
-		f->word += f->unit;
-		memcpy(o, &f->word, 8);
+		f->word[0] += f->unit[0];
+		f->word[1] += f->unit[1];
+		memcpy(o, &f->word[0], 8);
+		memcpy(o + 8, &f->word[1], 8);
 		return o + w;
 	}
-	next_num(f);
-	w = NUM_TAB + 1 - f->print;
-	if (w <= 8) {
-		cache_num(f);
-		memcpy(o, &f->word, 8);
-	} else
-		memcpy(o, f->num + f->print, w);
-	return o + w;
+	return put_num_carry(f, o);
 }
 
 /*
@@ -360,14 +392,14 @@ done:
 }
 
 /*
- * fmt_run for scan S, with the options that need lines (-n -b -s -E):
- * GNU's loop, with its state (f->newlines) kept as GNU keeps it.
+ * fmt_run for scan S, with the options that need lines (-n -b -s -E),
+ * from P in the buffer that starts at IN: GNU's loop, with its state
+ * (f->newlines) kept as GNU keeps it.
  */
 static inline __attribute__((always_inline)) size_t
 lines(struct fmt *f, unsigned s, const unsigned char *in,
-    const unsigned char *end, char *out)
+    const unsigned char *p, const unsigned char *end, char *out)
 {
-	const unsigned char *p = in;
 	unsigned fl = f->flags;
 	int number = (fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
 	int number_empty = number && !(fl & SL_CAT_NUMBER_NONBLANK);
@@ -422,10 +454,486 @@ lines(struct fmt *f, unsigned s, const unsigned char *in,
 	return o - out;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/*
+ * The wide loops: AVX2, which the build does not assume (no -march),
+ * so each function asks for it and fmt_init asks the CPU; BMI and
+ * POPCNT come with every AVX2 CPU, but are asked for too.
+ */
+#define WIDE	__attribute__((target("avx2,bmi,popcnt")))
+
+/* What the loops of lines look ahead for an LF: 4 loads of 32 bytes. */
+#define LOOK	128
+
+static int
+wide_cpu(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") &&
+	    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt");
+}
+
+/*
+ * For each set M of the 8 bytes of a word that -v -E -T show as two,
+ * the pshufb control that spreads [the 8 second bytes | their 8 first
+ * bytes] to the output: 8 + popcount(M) bytes, the rest zeros.
+ */
+static void
+init_spread(struct fmt *f)
+{
+	int m, i, j;
+
+	for (m = 0; m < 256; m++) {
+		for (i = j = 0; i < 8; i++) {
+			if (m >> i & 1)
+				f->spread[m][j++] = 8 + i;
+			f->spread[m][j++] = i;
+		}
+		while (j < 16)
+			f->spread[m][j++] = 0x80;
+	}
+}
+
+/*
+ * Store the 8 bytes of X (its low half) at O, each that M marks after
+ * its first byte (X's high half); return the end of what was stored.
+ */
+static inline __attribute__((always_inline)) WIDE char *
+spread(const struct fmt *f, __m128i x, unsigned m, char *o)
+{
+	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)
+	    f->spread[m]);
+
+	_mm_storeu_si128((__m128i *)(void *)o, _mm_shuffle_epi8(x, c));
+	return o + 8 + __builtin_popcount(m);
+}
+
+/*
+ * The 32 bytes at P one at a time, through the table, for a block the
+ * wide loop cannot spread: one with a byte -v shows as 3 or 4 bytes,
+ * or a CR that -E shows only before LF.  P[32] is there to look at.
+ */
+static inline __attribute__((always_inline)) WIDE char *
+by_table(const struct fmt *f, unsigned s, const unsigned char *p, char *o)
+{
+	const unsigned char *q;
+
+	for (q = p; q < p + 32; q++) {
+		if ((s & S_CR) && *q == '\r') {
+			if (q[1] == '\n') {
+				*o++ = '^';
+				*o++ = 'M';
+			} else
+				*o++ = '\r';
+			continue;
+		}
+		memcpy(o, f->vis[*q], VIS_MAX);
+		o += f->vislen[*q];
+	}
+	return o;
+}
+
+/*
+ * run() for the byte mappings (no S_LINES), 32 bytes at a time, while
+ * more than 32 are left; the caller's run() does the rest.  Every
+ * byte the ASCII options change becomes two: '^' and the byte with bit
+ * 6 flipped (^A, ^?, ^I), or '$' and LF; so a block is spread by
+ * shuffles, 8 bytes each, with no branch per byte.
+ */
+static inline __attribute__((always_inline)) WIDE char *
+wide_run(const struct fmt *f, unsigned s, const unsigned char **pp,
+    const unsigned char *end, char *o)
+{
+	const unsigned char *p = *pp;
+	const __m256i lf = _mm256_set1_epi8('\n'), tab = _mm256_set1_epi8('\t');
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i v, e, nl, two, one;
+	__m128i lo1, lo2, hi1, hi2;
+	unsigned m, slow;
+
+	while (end - p > 32) {
+		v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		if (s & S_VIS) {
+			/* Signed: the high half counts as below ' ' too. */
+			e = _mm256_or_si256(
+			    _mm256_cmpgt_epi8(_mm256_set1_epi8(' '), v),
+			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f)));
+			if (!(s & S_TAB))
+				e = _mm256_andnot_si256(
+				    _mm256_cmpeq_epi8(v, tab), e);
+			if (!(s & S_LF))
+				e = _mm256_andnot_si256(
+				    _mm256_cmpeq_epi8(v, lf), e);
+			slow = _mm256_movemask_epi8(v);
+		} else {
+			e = zero;
+			if (s & S_LF)
+				e = _mm256_cmpeq_epi8(v, lf);
+			if (s & S_TAB)
+				e = _mm256_or_si256(e,
+				    _mm256_cmpeq_epi8(v, tab));
+			slow = 0;
+			if (s & S_CR)
+				slow = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v,
+				    _mm256_set1_epi8('\r')));
+		}
+		if (slow) {
+			o = by_table(f, s, p, o);
+			p += 32;
+			continue;
+		}
+		m = _mm256_movemask_epi8(e);
+		if (m == 0) {
+			_mm256_storeu_si256((__m256i *)(void *)o, v);
+			o += 32;
+			p += 32;
+			continue;
+		}
+		nl = s & S_LF ? _mm256_cmpeq_epi8(v, lf) : zero;
+		two = _mm256_xor_si256(v, _mm256_and_si256(
+		    _mm256_andnot_si256(nl, e), _mm256_set1_epi8(0x40)));
+		one = _mm256_xor_si256(_mm256_set1_epi8('^'),
+		    _mm256_and_si256(nl, _mm256_set1_epi8('^' ^ '$')));
+		lo1 = _mm256_castsi256_si128(two);
+		lo2 = _mm256_castsi256_si128(one);
+		hi1 = _mm256_extracti128_si256(two, 1);
+		hi2 = _mm256_extracti128_si256(one, 1);
+		o = spread(f, _mm_unpacklo_epi64(lo1, lo2), m & 0xff, o);
+		o = spread(f, _mm_unpackhi_epi64(lo1, lo2), m >> 8 & 0xff, o);
+		o = spread(f, _mm_unpacklo_epi64(hi1, hi2), m >> 16 & 0xff, o);
+		o = spread(f, _mm_unpackhi_epi64(hi1, hi2), m >> 24, o);
+		p += 32;
+	}
+	*pp = p;
+	return o;
+}
+
+/* wide_run for scan S, its tests folded. */
+static WIDE char *
+wide_bytes(const struct fmt *f, unsigned s, const unsigned char **pp,
+    const unsigned char *end, char *o)
+{
+	switch (s) {
+	case S_TAB:
+		return wide_run(f, S_TAB, pp, end, o);
+	case S_VIS:
+		return wide_run(f, S_VIS, pp, end, o);
+	case S_VIS | S_TAB:
+		return wide_run(f, S_VIS | S_TAB, pp, end, o);
+	case S_LF | S_CR:
+		return wide_run(f, S_LF | S_CR, pp, end, o);
+	case S_LF | S_CR | S_TAB:
+		return wide_run(f, S_LF | S_CR | S_TAB, pp, end, o);
+	case S_LF | S_VIS:
+		return wide_run(f, S_LF | S_VIS, pp, end, o);
+	default:
+		return wide_run(f, S_LF | S_VIS | S_TAB, pp, end, o);
+	}
+}
+
+/*
+ * f's line number cache, in registers while the wide loop runs, with
+ * the digit before the last: so that a 9 at the end (a line in ten)
+ * carries into it without a branch the CPU would guess wrong.
+ */
+struct cache {
+	uint64_t w0, w1;	/* f->word */
+	uint64_t u0, u1;	/* f->unit */
+	uint64_t d0, d1;	/* what takes the last digit from 9 to 0
+				   and adds 1 to the one before */
+	size_t w;		/* the width of the number and its tab */
+	unsigned last, tens;	/* the last digit and the one before (not
+				   chars: a byte stored and a word loaded
+				   back would stall) */
+};
+
+static inline void
+cache_load(const struct fmt *f, struct cache *c)
+{
+	int k = NUM_LAST - 1 - f->print;
+	uint64_t t[2] = { 0, 0 };
+
+	c->w0 = f->word[0];
+	c->w1 = f->word[1];
+	c->u0 = f->unit[0];
+	c->u1 = f->unit[1];
+	if (k >= 0 && k < 16)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		t[k / 8] = (uint64_t)1 << (8 * (7 - k % 8));
+#else
+		t[k / 8] = (uint64_t)1 << (8 * (k % 8));
+#endif
+	c->d0 = t[0] - 10 * c->u0;
+	c->d1 = t[1] - 10 * c->u1;
+	c->w = NUM_TAB + 1 - f->print;
+	c->last = (unsigned char)f->num[NUM_LAST];
+	c->tens = (unsigned char)f->num[NUM_LAST - 1];
+}
+
+/* Put the cache C back into f. */
+static inline void
+cache_save(struct fmt *f, const struct cache *c)
+{
+	f->word[0] = c->w0;
+	f->word[1] = c->w1;
+	f->num[NUM_LAST] = c->last;
+	f->num[NUM_LAST - 1] = c->tens;
+}
+
+/*
+ * Write the next line number at O if ON (0 or 1), from the cache C of
+ * f; return the end of what was written.  The common line takes no
+ * branch on ON or on a carry into the tens: it stores the number
+ * anyway, and adds ON times, and the carry times what carries.
+ */
+static inline char *
+cache_put(struct fmt *f, struct cache *c, char *o, unsigned on)
+{
+	unsigned carry = c->last + on > '9';
+	uint64_t all = -(uint64_t)on, wrap = -(uint64_t)carry;
+
+	if (c->w <= 16 && (!carry || (c->tens >= '0' && c->tens < '9'))) {
+		c->last = carry ? '0' : c->last + on;
+		c->tens += carry;
+		c->w0 += (c->u0 & all) + (c->d0 & wrap);
+		c->w1 += (c->u1 & all) + (c->d1 & wrap);
+		memcpy(o, &c->w0, 8);
+		memcpy(o + 8, &c->w1, 8);
+		return o + (c->w & all);
+	}
+	cache_save(f, c);
+	o = put_num_carry(f, o);
+	cache_load(f, c);
+	return o;
+}
+
+/*
+ * Copy the LEN bytes at P to O, LOOK bytes at a time: at least LOOK
+ * bytes are stored, and the next bytes out overwrite the spare.
+ */
+static inline __attribute__((always_inline)) WIDE void
+copy_look(char *o, const unsigned char *p, size_t len)
+{
+	size_t k = 0;
+
+	do {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)
+		    (p + k));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)
+		    (p + k + 32));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(const void *)
+		    (p + k + 64));
+		__m256i d = _mm256_loadu_si256((const __m256i *)(const void *)
+		    (p + k + 96));
+
+		_mm256_storeu_si256((__m256i *)(void *)(o + k), a);
+		_mm256_storeu_si256((__m256i *)(void *)(o + k + 32), b);
+		_mm256_storeu_si256((__m256i *)(void *)(o + k + 64), c);
+		_mm256_storeu_si256((__m256i *)(void *)(o + k + 96), d);
+		k += LOOK;
+	} while (k < len);
+}
+
+/*
+ * Write to AT the offsets from P of the LFs in the N bytes at P, N a
+ * multiple of 64; return how many there are.  AT has room for N + 4.
+ * Four offsets are written for every 64 bytes whatever their count
+ * (the spare are overwritten): text has rarely more, and a loop on
+ * the count would have the CPU guess wrong at every other line.
+ */
+static inline __attribute__((always_inline)) WIDE size_t
+find_lfs(uint32_t *at, const unsigned char *p, size_t n)
+{
+	const __m256i lf = _mm256_set1_epi8('\n');
+	size_t g, cnt = 0;
+	uint32_t *w;
+	uint64_t m;
+
+	for (g = 0; g < n; g += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)
+		    (p + g));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)
+		    (p + g + 32));
+
+		m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf)) |
+		    (uint64_t)(uint32_t)_mm256_movemask_epi8(
+		    _mm256_cmpeq_epi8(b, lf)) << 32;
+		w = at + cnt;
+		cnt += _mm_popcnt_u64(m);
+		w[0] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		w[1] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		w[2] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		w[3] = g + _tzcnt_u64(m);
+		m = _blsr_u64(m);
+		for (w += 4; m != 0; m = _blsr_u64(m))
+			*w++ = g + _tzcnt_u64(m);
+	}
+	return cnt;
+}
+
+/* The bytes wide_lines looks at before it turns to their lines. */
+#define CHUNK	4096
+
+/*
+ * lines() for the text as it is (-n -b -s -E without -v -T), up to the
+ * last LF more than LOOK bytes from the end; return the end of the
+ * output and leave *PP where the caller's lines() goes on.  A chunk of
+ * text is searched for its LFs first, then its lines are written, each
+ * copied LOOK bytes at a time (fmt_room's slack).  Searching line by
+ * line would make each line wait for the search of the one before, and
+ * branching on a line's length would have the CPU guess wrong often:
+ * so nothing but the rare long line and the empty lines -s drops takes
+ * a branch of its own.
+ */
+static inline __attribute__((always_inline)) WIDE char *
+lines_of(struct fmt *f, const unsigned char **pp, const unsigned char *end,
+    char *o, int number, unsigned number_empty, int squeeze, int ends)
+{
+	const unsigned char *in = *pp, *p = in, *c, *e;
+	const unsigned char *lim = end - LOOK;
+	int nl = f->newlines, next;
+	uint32_t at[CHUNK + 4];
+	struct cache k;
+	size_t chunk, n, i, len;
+	unsigned empty;
+
+	cache_load(f, &k);
+	if (end - in <= LOOK)
+		return o;
+	for (c = in; lim - c >= 64; c += chunk) {
+		chunk = (size_t)(lim - c) & ~(size_t)63;
+		if (chunk > CHUNK)
+			chunk = CHUNK;
+		n = find_lfs(at, c, chunk);
+		for (i = 0; i < n; i++) {
+			e = c + at[i];
+			len = e - p;
+			next = 0;
+			if (nl >= 0) {
+				/* At the start of a line. */
+				empty = len == 0;
+				if (squeeze && empty && nl > 0) {
+					p++;
+					nl = 2;
+					continue;
+				}
+				if (number)
+					o = cache_put(f, &k, o,
+					    number_empty | !empty);
+				/* Only -s counts the empty lines. */
+				if (squeeze)
+					next = empty ? 1 + (nl > 0) : 0;
+			}
+			copy_look(o, p, len);
+			o += len;
+			/* -E shows the CR of a CR LF as ^M, as GNU 9.1 does. */
+			if (ends && e > in && e[-1] == '\r') {
+				o[-1] = '^';
+				*o++ = 'M';
+			}
+			if (ends)
+				*o++ = '$';
+			*o++ = '\n';
+			p = e + 1;
+			nl = next;
+		}
+	}
+	cache_save(f, &k);
+	f->newlines = nl;
+	*pp = p;
+	return o;
+}
+
+/* lines_of for f's options, those of -n and -b folded. */
+static WIDE char *
+wide_lines(struct fmt *f, const unsigned char **pp, const unsigned char *end,
+    char *o)
+{
+	unsigned fl = f->flags;
+	int number = (fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
+
+	switch (fl) {
+	case SL_CAT_NUMBER:
+		return lines_of(f, pp, end, o, 1, 1, 0, 0);
+	case SL_CAT_NUMBER_NONBLANK:
+	case SL_CAT_NUMBER_NONBLANK | SL_CAT_NUMBER:
+		return lines_of(f, pp, end, o, 1, 0, 0, 0);
+	default:
+		return lines_of(f, pp, end, o, number,
+		    number && !(fl & SL_CAT_NUMBER_NONBLANK),
+		    (fl & SL_CAT_SQUEEZE) != 0, (fl & SL_CAT_SHOW_ENDS) != 0);
+	}
+}
+
+/*
+ * lines() for -s alone, while 32 bytes or more are left: a filter that
+ * drops each LF after two LFs (the start of the text counts as one),
+ * as f->newlines says when it reaches 2.  Text without runs of empty
+ * lines is stored a block at a time, as it came.
+ */
+static WIDE char *
+wide_squeeze(struct fmt *f, const unsigned char **pp,
+    const unsigned char *end, char *o)
+{
+	const unsigned char *p = *pp;
+	const __m256i lf = _mm256_set1_epi8('\n');
+	/* The two bytes before P: LF or not (bit 31, bit 30). */
+	uint64_t before = f->newlines < 0 ? 0 : f->newlines == 0 ?
+	    1u << 31 : 3u << 30;
+	uint64_t m, drop;
+	__m256i v;
+	int j;
+
+	while (end - p >= 32) {
+		v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf));
+		drop = m & (m << 1 | before >> 31) & (m << 2 | before >> 30);
+		before = m;
+		if (drop == 0) {
+			_mm256_storeu_si256((__m256i *)(void *)o, v);
+			o += 32;
+			p += 32;
+			continue;
+		}
+		for (j = 0; j < 32; j++) {
+			*o = p[j];
+			o += !(drop >> j & 1);
+		}
+		p += 32;
+	}
+	if (p != *pp)
+		f->newlines = !(before >> 31 & 1) ? -1 :
+		    !(before >> 30 & 1) ? 0 : 2;
+	*pp = p;
+	return o;
+}
+
+#else
+
+static int
+wide_cpu(void)
+{
+	return 0;
+}
+
+static void
+init_spread(struct fmt *f)
+{
+	(void)f;
+}
+
+#endif
+
 size_t
 fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 {
-	const unsigned char *p = (const unsigned char *)in, *end = p + len;
+	const unsigned char *start = (const unsigned char *)in, *p = start;
+	const unsigned char *end = p + len;
 	unsigned fl = f->flags;
 	unsigned s = (fl & SL_CAT_SHOW_NONPRINTING ? S_VIS : 0) |
 	    (fl & SL_CAT_SHOW_TABS ? S_TAB : 0);
@@ -443,6 +951,10 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 		/* Lines do not matter: bytes map one by one. */
 		if (fl & SL_CAT_SHOW_ENDS)
 			s |= S_LF | (s & S_VIS ? 0 : S_CR);
+#ifdef WIDE
+		if (f->wide && s != 0)
+			o = wide_bytes(f, s, &p, end, o);
+#endif
 		/* One copy of the loop for each scan, its tests folded. */
 		switch (s) {
 		case 0:
@@ -474,13 +986,21 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 	}
 	switch (s) {
 	case 0:
-		return o - out + lines(f, S_LINES | S_LF, p, end, o);
+#ifdef WIDE
+		if (f->wide && fl == SL_CAT_SQUEEZE)
+			o = wide_squeeze(f, &p, end, o);
+		else if (f->wide)
+			o = wide_lines(f, &p, end, o);
+#endif
+		return o - out + lines(f, S_LINES | S_LF, start, p, end, o);
 	case S_TAB:
-		return o - out + lines(f, S_LINES | S_LF | S_TAB, p, end, o);
+		return o - out + lines(f, S_LINES | S_LF | S_TAB, start, p, end,
+		    o);
 	case S_VIS:
-		return o - out + lines(f, S_LINES | S_LF | S_VIS, p, end, o);
+		return o - out + lines(f, S_LINES | S_LF | S_VIS, start, p, end,
+		    o);
 	default:
-		return o - out + lines(f, S_LINES | S_LF | S_VIS | S_TAB, p,
-		    end, o);
+		return o - out + lines(f, S_LINES | S_LF | S_VIS | S_TAB, start,
+		    p, end, o);
 	}
 }

@@ -17,16 +17,21 @@
  */
 struct fmt {
 	unsigned flags;		/* SL_CAT_* of sluice.h */
-	char num[20];		/* GNU's counter: 18 digit places, a tab */
+	int wide;		/* the CPU has AVX2: 32 bytes at a time */
+	char num[40];		/* GNU's counter: 18 digit places, a tab,
+				   and NULs, so 16 bytes from any place */
 	int first;		/* index in num of the first digit */
 	int print;		/* where printing starts: 6 wide at least */
-	uint64_t word;		/* num's first 8 bytes as printed */
-	uint64_t unit;		/* what adds 1 to the last digit in word */
+	uint64_t word[2];	/* num's first 16 bytes as printed */
+	uint64_t unit[2];	/* what adds 1 to the last digit in word */
 	int newlines;		/* -1 inside a line, 0 at the start of one,
 				   1 after an empty line, 2 after more */
 	int cr;			/* a CR ended the last buffer (-E, no -v) */
 	unsigned char vislen[256];	/* how each byte is shown: */
 	char vis[256][4];		/* "M-^?", "^I", itself */
+	unsigned char spread[256][16];	/* for each set of 8 bytes that
+					   -v -E -T show as 2, the shuffle
+					   that spreads them (wide only) */
 };
 
 /* Start the transformation FLAGS asks for (SL_CAT_*). */

@@ -12,6 +12,12 @@
 #define ALL_FLAGS	0x40	/* every combination of the six SL_CAT_* */
 #define GUARD		64
 
+/*
+ * Whether the tests run the portable loops, as on a CPU without AVX2,
+ * rather than the wide ones fmt_init chose.
+ */
+static int narrow;
+
 /* A growing output buffer. */
 struct buf {
 	char *s;
@@ -126,6 +132,8 @@ run_cuts(unsigned flags, const unsigned char *text, size_t len,
 	size_t i, from = 0, ok = 1;
 
 	fmt_init(&f, flags);
+	if (narrow)
+		f.wide = 0;
 	for (i = 0; i <= ncuts + 1; i++) {
 		size_t to = i < ncuts ? cuts[i] : len, room, n, g;
 		char *out;
@@ -279,6 +287,69 @@ test_random_splits(void)
 	free(t);
 }
 
+/*
+ * Lines of every length up to 400, each ending in CR LF or LF, with a
+ * TAB, a CR or a high byte now and then: every place a block or a
+ * look-ahead for LF can end, in one buffer and cut at odd places.
+ */
+static void
+test_line_lengths(void)
+{
+	static const unsigned char odd[] = "\t\r\001\200";
+	unsigned char *t;
+	size_t n = 0, len, i, cuts[3] = { 1000, 33333, 50001 };
+	unsigned fl;
+
+	if ((t = malloc(90000)) == NULL)
+		die("malloc");
+	for (len = 0; len <= 400; len++) {
+		for (i = 0; i < len; i++)
+			t[n++] = (len * 7 + i) % 97 == 0 ?
+			    odd[(len + i) % 4] : 'a' + i % 26;
+		if (len % 2)
+			t[n++] = '\r';
+		t[n++] = '\n';
+		if (len % 5 == 0)
+			t[n++] = '\n';
+	}
+	for (fl = 0; fl < ALL_FLAGS; fl++) {
+		ok(same(fl, t, n, NULL, 0),
+		    "lines of every length, flags 0x%02x, one buffer", fl);
+		ok(same(fl, t, n, cuts, 3),
+		    "lines of every length, flags 0x%02x, cut", fl);
+	}
+	free(t);
+}
+
+/*
+ * A line of LEN bytes ending in CR LF, then a few bytes more: the CR
+ * and LF at every distance from the buffer's start and end.
+ */
+static void
+test_crlf_everywhere(void)
+{
+	static const size_t more[] = { 0, 1, 31, 32, 33, 127, 128, 129, 200 };
+	unsigned char t[600];
+	size_t len, i, j;
+	unsigned fl;
+
+	for (fl = 0; fl < ALL_FLAGS; fl++) {
+		int good = 1;
+
+		for (len = 0; len <= 300; len++)
+			for (j = 0; j < sizeof more / sizeof *more; j++) {
+				memset(t, 'x', len);
+				t[len] = '\r';
+				t[len + 1] = '\n';
+				for (i = 0; i < more[j]; i++)
+					t[len + 2 + i] = 'y';
+				good &= same(fl, t, len + 2 + more[j], NULL, 0);
+			}
+		ok(good, "CR LF at every distance from both ends, flags 0x%02x",
+		    fl);
+	}
+}
+
 /* Run FLAGS over the C string S as one buffer; compare with WANT. */
 static int
 gives(unsigned flags, const char *s, const char *want)
@@ -394,6 +465,31 @@ test_number_width(void)
 	free(out);
 }
 
+/*
+ * Lines of 0 to 5 bytes, 300000 of them, under -n, -b and -sb: every
+ * carry of the line number, with and without empty lines between.
+ */
+static void
+test_number_carries(void)
+{
+	static const unsigned fls[] = { SL_CAT_NUMBER, SL_CAT_NUMBER_NONBLANK,
+	    SL_CAT_NUMBER_NONBLANK | SL_CAT_SQUEEZE };
+	size_t n = 0, i, j, cuts[2] = { 70000, 700001 };
+	unsigned char *t = malloc(300000 * 6);
+
+	if (t == NULL)
+		die("malloc");
+	for (i = 0; i < 300000; i++) {
+		for (j = 0; j < i * 7 % 6; j++)
+			t[n++] = 'a' + j;
+		t[n++] = '\n';
+	}
+	for (i = 0; i < sizeof fls / sizeof *fls; i++)
+		ok(same(fls[i], t, n, cuts, 2),
+		    "line numbers carry, flags 0x%02x", fls[i]);
+	free(t);
+}
+
 /* GNU's counter has 18 digits: past them it shows '>' and wraps. */
 static void
 test_number_overflow(void)
@@ -475,9 +571,21 @@ main(void)
 	test_every_byte_one_at_a_time();
 	test_every_split();
 	test_random_splits();
+	test_line_lengths();
+	test_crlf_everywhere();
 	test_number_width();
+	test_number_carries();
 	test_number_overflow();
 	test_room();
 	test_room_wide_numbers();
+	/* Again, on the loops of a CPU without AVX2. */
+	narrow = 1;
+	test_every_byte_every_flag();
+	test_every_split();
+	test_random_splits();
+	test_line_lengths();
+	test_crlf_everywhere();
+	test_number_carries();
+	test_room();
 	return done();
 }
