@@ -1,0 +1,140 @@
+#!/bin/sh
+# tee where the size of the pieces it writes shows: GNU tee 9.1 reads and
+# writes 8 KiB (BUFSIZ) at a time, one output after the other.  From a
+# regular file its reads are all full, so what reaches an output named
+# twice with O_APPEND, a pipe named twice, or a file before an
+# --output-error=exit stop is fixed to the byte; a SOCK_SEQPACKET output
+# gets one record per write(2).  Every expectation holds for GNU 9.1.
+. "$(dirname "$0")/test-lib.sh"
+
+test_expect_success PYTHON3 'setup: a 1 MB input, the same twice in 8 KiB turns' '
+	head -c 1000000 /dev/urandom >"$TRASH/in" &&
+	test_python3 - "$TRASH/in" "$TRASH/twice" <<-\EOF
+	import sys
+	d = open(sys.argv[1], "rb").read()
+	with open(sys.argv[2], "wb") as f:
+	    for i in range(0, len(d), 8192):
+	        f.write(d[i:i + 8192] * 2)
+	EOF
+'
+
+test_both_paths PYTHON3 'one file named twice with -a: 8 KiB turns, as GNU' '
+	: >f &&
+	tee -a f f <"$TRASH/in" >/dev/null &&
+	test_cmp "$TRASH/twice" f
+'
+
+test_both_paths PYTHON3 'tee -a FILE >>FILE: 8 KiB turns, as GNU' '
+	: >g &&
+	tee -a g <"$TRASH/in" >>g &&
+	test_cmp "$TRASH/twice" g
+'
+
+test_both_paths PYTHON3 'tee /dev/stdout into a pipe: 8 KiB turns, as GNU' '
+	save_status tee /dev/stdout <"$TRASH/in" | cat >out &&
+	test_status 0 &&
+	test_cmp "$TRASH/twice" out
+'
+
+test_both_paths DEVFULL '--output-error=exit: the file before /dev/full has the first 8 KiB' '
+	test_expect_code 1 tee --output-error=exit x /dev/full y \
+		<"$TRASH/in" >/dev/null 2>err &&
+	head -c 8192 "$TRASH/in" >expect &&
+	test_cmp expect x &&
+	test_must_be_empty y
+'
+
+# A SOCK_SEQPACKET socket keeps each write(2) a record; a write longer
+# than the send buffer fails with EMSGSIZE, and a reader with a smaller
+# buffer loses the rest of a record.  GNU writes 8 KiB records.
+cat >"$TRASH/seqpacket.py" <<\EOF
+import os, socket, subprocess, sys
+sndbuf, recvsize, src, pipe_input = (int(sys.argv[1]), int(sys.argv[2]),
+    sys.argv[3], sys.argv[4] == "pipe")
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+if sndbuf:
+    b.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
+data = open(src, "rb").read()
+if pipe_input:
+    feed = subprocess.Popen(["cat", src], stdout=subprocess.PIPE)
+    stdin = feed.stdout
+else:
+    stdin = open(src, "rb")
+tee = subprocess.Popen(["tee"] + sys.argv[5:], stdin=stdin, stdout=b)
+stdin.close()
+b.close()
+got = bytearray()
+while True:
+    x = a.recv(recvsize)
+    if not x:
+        break
+    got += x
+tee.wait()
+files = [open(f, "rb").read() == data for f in sys.argv[5:]]
+print("got %d of %d bytes, status %d" % (len(got), len(data), tee.returncode))
+sys.exit(0 if got == data and all(files) and tee.returncode == 0 else 1)
+EOF
+
+for input in file pipe; do
+	test_both_paths PYTHON3 "seqpacket stdout with a 64 KiB send buffer, $input input: all bytes" '
+		timeout 60 "$(python3_path)" -I -S "$TRASH/seqpacket.py" \
+			32768 1048576 "$TRASH/in" '$input' &&
+		timeout 60 "$(python3_path)" -I -S "$TRASH/seqpacket.py" \
+			32768 1048576 "$TRASH/in" '$input' f1
+	'
+	test_both_paths PYTHON3 "seqpacket stdout read 8 KiB a record, $input input: all bytes" '
+		timeout 60 "$(python3_path)" -I -S "$TRASH/seqpacket.py" \
+			0 8192 "$TRASH/in" '$input' &&
+		timeout 60 "$(python3_path)" -I -S "$TRASH/seqpacket.py" \
+			0 8192 "$TRASH/in" '$input' f1 &&
+		timeout 60 "$(python3_path)" -I -S "$TRASH/seqpacket.py" \
+			0 8192 "$TRASH/in" '$input' f1 f2
+	'
+done
+
+# A packet-mode pipe (pipe2 O_DIRECT) whose writer first splices a plain
+# stream (the buffers splice(2) adds carry no packet flag, so reads of
+# them are not cut at a packet), then writes packets.  Its read end shows
+# no O_DIRECT.  A reader of small pieces of tee's output must still get
+# every byte.
+test_expect_success PYTHON3 'packet-mode input, spliced stream then packets: small reads get all' '
+	cat >mixed.py <<-\EOF &&
+	import os, subprocess, sys, threading, time
+	r, w = os.pipe2(os.O_DIRECT)
+	outr, outw = os.pipe()
+	prog = subprocess.Popen(sys.argv[1:], stdin=r, stdout=outw)
+	os.close(r)
+	os.close(outw)
+	head = bytes((i * 13 + i // 253) % 256 for i in range(200000))
+	tail = bytes((i * 7 + i // 251) % 256 for i in range(100000))
+	open("head", "wb").write(head)
+	def feed():
+	    fd = os.open("head", os.O_RDONLY)
+	    left = len(head)
+	    while left > 0:
+	        left -= os.splice(fd, w, left)
+	    os.close(fd)
+	    time.sleep(0.3)
+	    for i in range(0, len(tail), 4096):
+	        os.write(w, tail[i:i + 4096])
+	    os.close(w)
+	threading.Thread(target=feed).start()
+	time.sleep(0.1)
+	got = bytearray()
+	while True:
+	    b = os.read(outr, 100)
+	    if not b:
+	        break
+	    got += b
+	prog.wait()
+	data = head + tail
+	files = [open(f, "rb").read() == data for f in sys.argv[2:]]
+	print("got %d of %d bytes" % (len(got), len(data)))
+	sys.exit(0 if got == data and all(files) and prog.returncode == 0 else 1)
+	EOF
+	timeout 60 "$(python3_path)" -I -S mixed.py tee &&
+	timeout 60 "$(python3_path)" -I -S mixed.py tee f1 &&
+	timeout 60 "$(python3_path)" -I -S mixed.py tee f1 f2
+'
+
+test_done
