@@ -23,6 +23,9 @@ struct end {
 	enum kind kind;
 	int append;		/* O_APPEND: only write(2) lands at the end */
 	int write_end;		/* open for writing (a pipe's write end) */
+	int records;		/* a socket that keeps each write apart */
+	dev_t dev;		/* which file it is, to tell two ends apart */
+	ino_t ino;
 	long size;		/* a pipe's capacity in bytes, 0 until asked */
 	off_t carried;		/* zero-copy bytes through it, for growth */
 	long long since;	/* when CARRIED started counting, in ms */

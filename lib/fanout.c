@@ -38,6 +38,14 @@
 /* How an output is written (struct sl_out.path). */
 enum { OUT_ZC = 1, OUT_WRITE };
 
+/*
+ * GNU tee's read size.  Where the size of the chunks shows, tee uses it
+ * too: when two outputs are the same file or pipe (the chunks interleave
+ * there: `tee -a f f`), and into a socket that keeps writes apart (each
+ * chunk is a record, which a reader may cut to its buffer's size).
+ */
+#define GNU_CHUNK	8192
+
 struct fan {
 	struct sl_out *outs;
 	struct end *ends;	/* what each output is */
@@ -47,6 +55,7 @@ struct fan {
 	void *ctx;
 	int stop;		/* FAIL asked to stop */
 	struct end in;
+	int gnu_chunks;		/* chunks of GNU_CHUNK: two outputs alias */
 	int zc;			/* on the zero-copy path */
 	int can_zc;		/* the zero-copy path may be tried */
 	off_t in_moved;		/* bytes spliced from the input */
@@ -104,6 +113,8 @@ room(struct end *e)
 
 	if (e->kind == K_PIPE)
 		return pipe_size(e);
+	if (e->records)
+		return GNU_CHUNK;
 	if (e->kind == K_SOCKET &&
 	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
 		return sz / 4;
@@ -116,6 +127,8 @@ limit(struct fan *f, size_t lim)
 {
 	size_t i;
 
+	if (f->gnu_chunks && lim > GNU_CHUNK)
+		lim = GNU_CHUNK;
 	for (i = 0; i < f->n; i++) {
 		struct sl_out *o = &f->outs[i];
 
@@ -445,18 +458,36 @@ round_zc(struct fan *f)
 	return 1;
 }
 
+/* Return 1 if two of the outputs are the same file, pipe or device. */
+static int
+aliased(struct fan *f)
+{
+	size_t i, j;
+
+	for (i = 0; i < f->n; i++)
+		for (j = i + 1; j < f->n && f->outs[i].fd != -1; j++)
+			if (f->outs[j].fd != -1 &&
+			    f->ends[i].ino == f->ends[j].ino &&
+			    f->ends[i].dev == f->ends[j].dev &&
+			    f->ends[i].ino != 0)
+				return 1;
+	return 0;
+}
+
 /* May the zero-copy path be tried, and by which outputs. */
 static void
 setup_zc(struct fan *f)
 {
 	size_t i, nzc = 0;
 
-	if (!zerocopy_allowed())
+	/* Aliased outputs show the chunks: GNU's, by read/write. */
+	if ((f->gnu_chunks = aliased(f)) || !zerocopy_allowed())
 		return;
 	for (i = 0; i < f->n; i++) {
 		struct end *e = &f->ends[i];
 
-		if (f->outs[i].fd != -1 && !e->append && e->write_end) {
+		if (f->outs[i].fd != -1 && !e->append && e->write_end &&
+		    !e->records) {
 			f->outs[i].path = OUT_ZC;
 			nzc++;
 		}
@@ -473,7 +504,7 @@ single(struct fan *f, size_t i)
 	ssize_t n;
 
 	link_init(&l, &f->in, &f->ends[i]);
-	while ((n = link_step(&l, STEP_MAX)) > 0)
+	while ((n = link_step(&l, f->ends[i].records ? GNU_CHUNK : STEP_MAX)) > 0)
 		f->outs[i].moved += n;
 	if (n == -1 && l.side == SL_OUTPUT) {
 		failed(f, i, errno);

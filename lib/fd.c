@@ -4,11 +4,27 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys.h"
 #include "engine.h"
+
+/*
+ * Return 1 if socket FD keeps the bytes of each write apart (a
+ * SOCK_SEQPACKET or datagram socket): what one write sends, a reader
+ * gets as one record, cut to what it asked for.
+ */
+static int
+socket_records(int fd)
+{
+	int type;
+	socklen_t len = sizeof type;
+
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+	    type != SOCK_STREAM;
+}
 
 /*
  * Describe FD.  A descriptor fstat(2) cannot describe (closed stdout)
@@ -26,12 +42,16 @@ end_init(struct end *e, int fd)
 	e->kind = K_OTHER;
 	if (fstat(fd, &st) == -1)
 		return;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
 	if (S_ISFIFO(st.st_mode))
 		e->kind = K_PIPE;
 	else if (S_ISREG(st.st_mode))
 		e->kind = K_FILE;
-	else if (S_ISSOCK(st.st_mode))
+	else if (S_ISSOCK(st.st_mode)) {
 		e->kind = K_SOCKET;
+		e->records = socket_records(fd);
+	}
 	if ((fl = fcntl(fd, F_GETFL)) == -1) {
 		/* Unknown flags: O_APPEND may hide there, so no splice. */
 		e->append = 1;

@@ -44,8 +44,10 @@ static enum path
 choose(const struct end *in, const struct end *out)
 {
 	/* splice and copy_file_range refuse O_APPEND outputs (EINVAL,
-	 * EBADF), and a pipe's read end takes no data. */
-	if (!zerocopy_allowed() || out->append || !out->write_end)
+	 * EBADF), a pipe's read end takes no data, and a socket that keeps
+	 * writes apart must get the records the caller writes. */
+	if (!zerocopy_allowed() || out->append || !out->write_end ||
+	    out->records)
 		return PATH_RW;
 	if (in == NULL)
 		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
