@@ -41,6 +41,7 @@ struct sl_out {
 	int fd;			/* public */
 	int path;		/* private: how the output is written */
 	off_t moved;		/* private: bytes delivered so far */
+	off_t zc_moved;		/* private: ... of them by zero-copy */
 	long room;		/* private: bytes it can buffer, 0 unbounded */
 };
 

@@ -164,6 +164,20 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 
 	if (write_all(o->fd, f->buf + off, len - off) == -1)
 		failed(f, i, errno);
+	else
+		o->moved += len - off;
+}
+
+/*
+ * Zero-copy just gave OUTS[I] N bytes: from now on a failure there is
+ * its error, not a refusal to fall back from.
+ */
+static void
+gave_zc(struct fan *f, size_t i, size_t n)
+{
+	f->outs[i].moved += n;
+	f->outs[i].zc_moved += n;
+	pipe_carried(&f->ends[i], n);
 }
 
 /*
@@ -300,14 +314,13 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 
 		if (k > 0) {
 			off += k;
-			o->moved += k;
-			pipe_carried(&f->ends[i], k);
+			gave_zc(f, i, k);
 			continue;
 		}
 		err = k == 0 ? EIO : errno;	/* a pipe we hold cannot end */
 		if (take(f, f->copy[0], off, len - off) == -1)
 			return -1;
-		if (o->moved == 0 && is_refusal(err)) {
+		if (o->zc_moved == 0 && is_refusal(err)) {
 			o->path = OUT_WRITE;
 			put(f, i, off, len);
 		} else
@@ -331,15 +344,14 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 	if (!f->drained && o->path == OUT_ZC && f->ends[i].kind == K_PIPE) {
 		k = xfer_pipe(f->chunk[0], o->fd, *len, 1);
 		if (k > 0) {
-			o->moved += k;
-			pipe_carried(&f->ends[i], k);
+			gave_zc(f, i, k);
 			if (!*fixed) {
 				*fixed = 1;
 				*len = k;
 			}
 			if ((size_t)k == *len)
 				return 0;
-		} else if (o->moved > 0 || k == 0 || !is_refusal(errno)) {
+		} else if (o->zc_moved > 0 || k == 0 || !is_refusal(errno)) {
 			failed(f, i, k == 0 ? EIO : errno);
 			return 0;
 		} else {
@@ -387,9 +399,8 @@ consume(struct fan *f, size_t i, size_t len)
 
 		if (k > 0) {
 			off += k;
-			o->moved += k;
-			pipe_carried(&f->ends[i], k);
-		} else if (o->moved == 0 && k == -1 && is_refusal(errno))
+			gave_zc(f, i, k);
+		} else if (o->zc_moved == 0 && k == -1 && is_refusal(errno))
 			o->path = OUT_WRITE;
 		else
 			failed(f, i, k == 0 ? EIO : errno);
@@ -529,7 +540,7 @@ sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
 	end_init(&f.in, in);
 	for (i = 0; i < n; i++) {
 		outs[i].path = OUT_WRITE;
-		outs[i].moved = 0;
+		outs[i].moved = outs[i].zc_moved = 0;
 		outs[i].room = 0;
 		if (outs[i].fd == -1)
 			continue;
