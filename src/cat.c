@@ -67,16 +67,6 @@ usage(void)
 	exit(cmd_flush_stdout());
 }
 
-/* Report error ERR about input NAME, as GNU: "cat: NAME: strerror". */
-static void
-complain(const char *name, int err)
-{
-	const char *q = cmd_quotef(name);	/* may change errno */
-
-	errno = err;
-	warn("%s", q);
-}
-
 /*
  * Whether input FD, whose status is ST, is the regular file OUT is and
  * still has data ahead of its offset.  GNU 9.1's rule: copying it would
@@ -104,11 +94,11 @@ add(struct sl_cat *c, const char *name, const struct out *out)
 	/* Like GNU, no care to keep fds 0-2: cat opens only inputs. */
 	fd = stdin_ ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
 	if (fd == -1) {
-		complain(name, errno);
+		cmd_warn_name(name, errno);
 		return 0;
 	}
 	if (fstat(fd, &st) == -1) {
-		complain(name, errno);
+		cmd_warn_name(name, errno);
 		ok = 0;
 	} else if (is_output(fd, &st, out)) {
 		warnx("%s: input file is output file", cmd_quotef(name));
@@ -116,11 +106,11 @@ add(struct sl_cat *c, const char *name, const struct out *out)
 	} else if (sl_cat_add(c, fd, &side) == -1) {
 		if (side == SL_OUTPUT)
 			err(1, "write error");
-		complain(name, errno);
+		cmd_warn_name(name, errno);
 		ok = 0;
 	}
 	if (!stdin_ && close(fd) == -1) {
-		complain(name, errno);
+		cmd_warn_name(name, errno);
 		ok = 0;
 	}
 	return ok;

@@ -55,3 +55,12 @@ cmd_flush_stdout(void)
 	warn("write error");
 	return 1;
 }
+
+void
+cmd_warn_name(const char *name, int err)
+{
+	const char *q = cmd_quotef(name);	/* may change errno */
+
+	errno = err;
+	warn("%s", q);
+}

@@ -37,6 +37,10 @@ const char *cmd_quotef(const char *name);
  */
 const char *cmd_quote(const char *arg);
 
+/* Report error ERR about file NAME as GNU does: "PROGRAM: NAME: strerror",
+ * NAME quoted by cmd_quotef. */
+void cmd_warn_name(const char *name, int err);
+
 /* The quotes GNU's quote() puts around an argument in this locale. */
 const char *cmd_lquote(void);
 const char *cmd_rquote(void);

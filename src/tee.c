@@ -95,16 +95,6 @@ parse_mode(const char *arg)
 	cmd_try_help();
 }
 
-/* Report error ERR about output NAME, as GNU: "tee: NAME: strerror". */
-static void
-complain(const char *name, int err)
-{
-	const char *q = cmd_quotef(name);	/* may change errno */
-
-	errno = err;
-	warn("%s", q);
-}
-
 static int
 exits(enum mode m)
 {
@@ -120,7 +110,7 @@ failed(void *ctx, size_t i, int err)
 	/* A broken pipe is worth a word only in the warn and exit modes. */
 	if (err == EPIPE && r->mode != M_WARN && r->mode != M_EXIT)
 		return 0;
-	complain(r->names[i], err);
+	cmd_warn_name(r->names[i], err);
 	r->ok = 0;
 	return exits(r->mode) ? -1 : 0;
 }
@@ -182,7 +172,7 @@ main(int argc, char *argv[])
 	/* "-" is a file like any other, as POSIX asks. */
 	for (i = 1; i <= nfiles; i++) {
 		if ((outs[i].fd = open_out(r.names[i], append)) == -1) {
-			complain(r.names[i], errno);
+			cmd_warn_name(r.names[i], errno);
 			if (exits(r.mode)) {
 				free(outs);
 				return 1;
@@ -197,7 +187,7 @@ main(int argc, char *argv[])
 	}
 	for (i = 1; i <= nfiles; i++)
 		if (outs[i].fd != -1 && close(outs[i].fd) == -1) {
-			complain(r.names[i], errno);
+			cmd_warn_name(r.names[i], errno);
 			r.ok = 0;
 		}
 	free(outs);

@@ -94,10 +94,10 @@ test_expect_success NOBODY '40 yes | head -n 1 beside 40 idle tees: the next pip
 	test_cmp expect actual
 '
 
-# The reader of tee's output looks at its pipe once it has read all.
-test_expect_success NOBODY,SLUICE,ZEROCOPY 'a fast stream through tee still gets a 1 MiB pipe' '
-	as_nobody sh -c "head -c 200000000 /dev/zero | tee /dev/null |
-		python3 -c \"
+# pipe_after CMD: as nobody, 200 MB from /dev/zero through CMD into a
+# reader that prints how much it read and, then, the size of its pipe.
+pipe_after() {
+	as_nobody sh -c "head -c 200000000 /dev/zero | $1 | python3 -c \"
 import fcntl, sys
 n = 0
 while True:
@@ -106,23 +106,17 @@ while True:
         break
     n += len(b)
 print(n, fcntl.fcntl(0, 1032))
-\"" >actual &&
+\""
+}
+
+test_expect_success NOBODY,SLUICE,ZEROCOPY 'a fast stream through tee still gets a 1 MiB pipe' '
+	pipe_after "tee /dev/null" >actual &&
 	echo "200000000 1048576" >expect &&
 	test_cmp expect actual
 '
 
 test_expect_success NOBODY,SLUICE,ZEROCOPY 'a fast stream through cat still gets a 1 MiB pipe' '
-	as_nobody sh -c "head -c 200000000 /dev/zero | cat |
-		python3 -c \"
-import fcntl, sys
-n = 0
-while True:
-    b = sys.stdin.buffer.read1(1 << 20)
-    if not b:
-        break
-    n += len(b)
-print(n, fcntl.fcntl(0, 1032))
-\"" >actual &&
+	pipe_after cat >actual &&
 	echo "200000000 1048576" >expect &&
 	test_cmp expect actual
 '
