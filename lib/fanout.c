@@ -469,19 +469,25 @@ round_zc(struct fan *f)
 	return 1;
 }
 
-/* Return 1 if two of the outputs are the same file, pipe or device. */
+/*
+ * Return 1 if two of the outputs are the same file, pipe or socket,
+ * where what each chunk writes lands between the other's.  (Devices do
+ * not count: /dev/null twice shows nothing.)
+ */
 static int
 aliased(struct fan *f)
 {
 	size_t i, j;
 
-	for (i = 0; i < f->n; i++)
-		for (j = i + 1; j < f->n && f->outs[i].fd != -1; j++)
+	for (i = 0; i < f->n; i++) {
+		if (f->outs[i].fd == -1 || f->ends[i].kind == K_OTHER)
+			continue;
+		for (j = i + 1; j < f->n; j++)
 			if (f->outs[j].fd != -1 &&
 			    f->ends[i].ino == f->ends[j].ino &&
-			    f->ends[i].dev == f->ends[j].dev &&
-			    f->ends[i].ino != 0)
+			    f->ends[i].dev == f->ends[j].dev)
 				return 1;
+	}
 	return 0;
 }
 
