@@ -18,7 +18,7 @@ PRIOR="prior content
 
 SQ="'"
 
-# The command in front of tee: empty, or with_faults SPEC (tee_inject);
+# The command in front of tee: empty, or with_faults SPEC (tee_set_faults);
 # then sockout for a socket stdout, or nothing.
 WRAP=
 OUTWRAP=
@@ -301,8 +301,8 @@ done
 
 # strace -e inject: the zero-copy calls fail, on every call or only the
 # first; the fallback must give exact output.
-# tee_inject SPEC: the runs that follow go under with_faults SPEC.
-tee_inject() {
+# tee_set_faults SPEC: the runs that follow go under with_faults SPEC.
+tee_set_faults() {
 	WRAP="with_faults $1"
 }
 
@@ -313,7 +313,7 @@ for src in pipe file fifo socket; do
 			for call in splice tee; do
 				for err in EINVAL ENOSYS; do
 					for when in '' :when=1; do
-						tee_inject \$call:error=\$err\$when &&
+						tee_set_faults \$call:error=\$err\$when &&
 						tee_matrix $src burst $set 1 4096 65537 ||
 						exit 1
 					done
@@ -326,7 +326,7 @@ done
 test_expect_success STRACE 'zero-copy refused, 4 MiB, several outputs' '
 	for call in splice tee; do
 		for when in "" :when=1; do
-			tee_inject $call:error=EINVAL$when &&
+			tee_set_faults $call:error=EINVAL$when &&
 			tee_matrix pipe burst all $LATE &&
 			tee_matrix file burst allapp $LATE || exit 1
 		done
@@ -337,7 +337,7 @@ test_expect_success STRACE,PYTHON3 'EINTR and EAGAIN from zero-copy calls are re
 	for call in splice tee; do
 		for err in EINTR EAGAIN; do
 			for when in 1 3; do
-				tee_inject $call:error=$err:when=$when &&
+				tee_set_faults $call:error=$err:when=$when &&
 				tee_matrix pipe burst all $LATE &&
 				tee_matrix file burst allsock 65537 $LATE &&
 				tee_matrix pipe burst pipe $LATE || exit 1
@@ -348,7 +348,7 @@ test_expect_success STRACE,PYTHON3 'EINTR and EAGAIN from zero-copy calls are re
 
 test_expect_success STRACE,PYTHON3 'trickle with zero-copy refused at the first call' '
 	for call in splice tee; do
-		tee_inject $call:error=EINVAL:when=1 &&
+		tee_set_faults $call:error=EINVAL:when=1 &&
 		tee_matrix pipe trickle all 65537 &&
 		tee_matrix fifo trickle allapp 4096 || exit 1
 	done
@@ -362,7 +362,7 @@ for src in pipe file fifo socket; do
 		test_expect_success STRACE,SLUICE${q:+,$q} "$src -> $set: zero-copy fails later" "
 			for call in splice tee; do
 				for err in EINVAL ENOSYS; do
-					tee_inject \$call:error=\$err:when=3 &&
+					tee_set_faults \$call:error=\$err:when=3 &&
 					tee_run_set $set $src burst $LATE &&
 					tee_check_late $set $LATE || {
 						echo \"failed: \$call \$err\"
@@ -377,7 +377,7 @@ done
 # Each round splices the chunk in (1), out of the copy pipe into
 # /dev/null (2) and into f (3): the sixth call is f's second.
 test_expect_success STRACE,ZEROCOPY 'a later splice failure is reported' '
-	tee_inject splice:error=EINVAL:when=6 &&
+	tee_set_faults splice:error=EINVAL:when=6 &&
 	tee_run_set fileop pipe burst $LATE &&
 	tee_check_late fileop $LATE &&
 	test_status 1
@@ -386,7 +386,7 @@ test_expect_success STRACE,ZEROCOPY 'a later splice failure is reported' '
 # tee(2) into sluice's private pipe moves nothing when it fails, so even
 # late it is no output's error: the rest goes by read/write, exact.
 test_expect_success STRACE,SLUICE 'a later tee failure into the private pipe falls back' '
-	tee_inject tee:error=ENOSYS:when=3 &&
+	tee_set_faults tee:error=ENOSYS:when=3 &&
 	tee_run_set all pipe burst $LATE &&
 	test_must_be_empty err &&
 	test_status 0 &&
@@ -395,7 +395,7 @@ test_expect_success STRACE,SLUICE 'a later tee failure into the private pipe fal
 
 # tee(2) straight into the one output pipe: a late failure is its error.
 test_expect_success STRACE,ZEROCOPY 'a later tee failure into an output is reported' '
-	tee_inject tee:error=ENOSYS:when=3 &&
+	tee_set_faults tee:error=ENOSYS:when=3 &&
 	tee_run_set null pipe burst $LATE &&
 	tee_check_late null $LATE &&
 	grep "^tee: .standard output.: Function not implemented\$" err &&
