@@ -37,3 +37,22 @@ test_no_spin() {
 			exit n == 0 || spin
 		}' "$1"
 }
+
+# trace_call_number TRACE SYSCALL REGEX K: print the number, counting the
+# SYSCALL calls of the strace log TRACE from 1, of the K-th SYSCALL call
+# whose line matches the extended regular expression REGEX; print
+# nothing if there is none.  That number is what `when=` counts, for a
+# TRACE of the same run made with `-e trace=SYSCALL` and no -f: a case
+# traces a run first to find the call to fail, so that it does not
+# depend on how many the start-up makes.
+trace_call_number() {
+	CRE=$3 CS=$2 CK=$4 awk '
+		index($0, ENVIRON["CS"] "(") == 1 {
+			n++
+			if ($0 ~ ENVIRON["CRE"] && ++k == ENVIRON["CK"]) {
+				print n
+				exit
+			}
+		}
+	' "$1"
+}

@@ -16,3 +16,51 @@ with_nonblock() {
 		exec "$@"
 	)
 }
+
+# with_fd_limit N CMD...: run CMD with only descriptors 0, 1 and 2 open
+# and at most N descriptors (RLIMIT_NOFILE's soft limit N, the hard limit
+# as it was), SIGPIPE at its default.  Every descriptor from 3 up is
+# closed, whatever its number, so that N - 3 is what CMD can open.  Runs
+# python3: for cases that need PYTHON3.
+with_fd_limit() {
+	test_python3 -c '
+import os, resource, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.closerange(3, 65536)
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), hard))
+os.execvp(sys.argv[2], sys.argv[2:])
+' "$@"
+}
+
+# with_socket_stdin CMD...: run CMD with its stdin a unix stream socket
+# that carries this stdin, copied by a child process (which ends at end
+# of input, or quietly when CMD stops reading); SIGPIPE at its default
+# for CMD.  CMD is exec'd: a program, not a shell function.  Runs
+# python3: for cases that need PYTHON3.  SOCKET_STDIN_PY holds the
+# program, for a place where a shell function cannot go (after strace or
+# with_faults): "$(python3_path)" -I -S -c "$SOCKET_STDIN_PY" CMD...
+SOCKET_STDIN_PY='
+import os, signal, socket, sys
+a, b = socket.socketpair()
+if os.fork() == 0:
+    b.close()
+    try:
+        while True:
+            d = os.read(0, 65536)
+            if not d:
+                break
+            a.sendall(d)
+        a.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    os._exit(0)
+a.close()
+os.dup2(b.fileno(), 0)
+b.close()
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])
+'
+with_socket_stdin() {
+	test_python3 -c "$SOCKET_STDIN_PY" "$@"
+}

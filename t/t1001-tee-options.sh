@@ -2,6 +2,7 @@
 # tee: copying to stdout and each FILE, the options, and the messages about
 # files that cannot be opened.  Expectations are GNU coreutils 9.1's.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-proc.sh"
 
 SQ="'"
 # GNU's curly quotes under a UTF-8 locale.
@@ -12,31 +13,9 @@ RQ=$(printf '\342\200\231')
 EACUTE=$(printf '\303\251')
 BYTE_FF=$(printf '\377')
 
-# test_cmp_v EXPECT ACTUAL: test_cmp, showing a difference as cat -v would
-# so that the report stays text.
-test_cmp_v() {
-	cat -v "$1" >"$1.v" &&
-	cat -v "$2" >"$2.v" &&
-	test_cmp "$1.v" "$2.v" &&
-	test_cmp "$1" "$2"
-}
-
-# wait_for FILE CONTENT: wait up to 10 s until FILE holds exactly CONTENT.
-wait_for() {
-	n=0
-	while [ "$(cat "$1" 2>/dev/null)" != "$2" ]; do
-		n=$((n + 1))
-		if [ $n -gt 100 ]; then
-			echo "wait_for: $1 never held '$2'"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# mode_error KIND ARG: GNU's message for a bad --output-error argument, in
+# tee_mode_error KIND ARG: GNU's message for a bad --output-error argument, in
 # LC_ALL=C; KIND is "invalid" or "ambiguous".
-mode_error() {
+tee_mode_error() {
 	printf "tee: %s argument '%s' for '--output-error'\n" "$1" "$2"
 	echo "Valid arguments are:"
 	for m in warn warn-nopipe exit exit-nopipe; do
@@ -67,9 +46,8 @@ test_expect_success 'no FILE: copies stdin to stdout' '
 
 test_expect_success 'text lines, from a pipe, to a pipe' '
 	printf "one\ntwo\n\nthree" >expect &&
-	{ printf "one\ntwo\n\nthree" | tee f; echo $? >status; } | cat >out &&
-	echo 0 >expect.status &&
-	test_cmp expect.status status &&
+	printf "one\ntwo\n\nthree" | save_status tee f | cat >out &&
+	test_status 0 &&
 	test_cmp expect out &&
 	test_cmp expect f
 '
@@ -185,14 +163,12 @@ for opt in -i --ignore-interrupts; do
 	pid=$! &&
 	exec 3>fifo &&
 	printf a >&3 &&
-	wait_for f a &&
+	wait_for_content f a &&
 	kill -INT $pid &&
 	sleep 0.5 &&
 	(trap "" PIPE && printf b >&3) &&
 	exec 3>&- &&
-	{ wait $pid; echo $? >status; } &&
-	echo 0 >expect.status &&
-	test_cmp expect.status status &&
+	test_expect_code 0 wait $pid &&
 	test_must_be_empty err &&
 	printf ab >expect &&
 	test_cmp expect f &&
@@ -206,102 +182,88 @@ test_expect_success 'without -i SIGINT kills tee' '
 	pid=$! &&
 	exec 3>fifo &&
 	printf a >&3 &&
-	wait_for f a &&
+	wait_for_content f a &&
 	kill -INT $pid &&
-	{ wait $pid; echo $? >status; } &&
+	test_expect_code 130 wait $pid &&
 	exec 3>&- &&
-	echo 130 >expect.status &&
-	test_cmp expect.status status &&
 	printf a >expect &&
 	test_cmp expect f
 '
 
 # A stdout pipe that breaks early: tee's status and stderr tell the mode.
-# broken_stdout OPTION...: run tee with 10 MiB into f, stdout read by
-# `head -c 1`; leave the status in status and stderr in err.
-broken_stdout() {
-	{ tee "$@" f <"$TRASH/in10m" 2>err; echo $? >status; } |
-		head -c 1 >/dev/null
+# tee_broken_stdout OPTION...: run tee with 10 MiB into f, stdout read by
+# `head -c 1`; leave the status in status (save_status) and stderr in err.
+tee_broken_stdout() {
+	save_status tee "$@" f <"$TRASH/in10m" 2>err | head -c 1 >/dev/null
 }
 
 test_expect_success '-p: a broken pipe is not diagnosed, status 0' '
-	broken_stdout -p &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout -p &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in10m" f
 '
 
 test_expect_success '--output-error without MODE is warn-nopipe' '
-	broken_stdout --output-error &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in10m" f
 '
 
 test_expect_success '--output-error=warn: a broken pipe is diagnosed' '
-	broken_stdout --output-error=warn &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=warn &&
+	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
 	test_cmp expect err &&
 	test_cmp "$TRASH/in10m" f
 '
 
 test_expect_success '--output-error=warn-nopipe and the abbreviation warn-n' '
-	broken_stdout --output-error=warn-nopipe &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=warn-nopipe &&
+	test_status 0 &&
 	test_must_be_empty err &&
-	broken_stdout --output-error=warn-n &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=warn-n &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in10m" f
 '
 
 test_expect_success 'abbreviations: --out=warn, --output-error=warn-' '
-	broken_stdout --out=warn &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --out=warn &&
+	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
 	test_cmp expect err &&
-	broken_stdout --output-error=warn- &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=warn- &&
+	test_status 0 &&
 	test_must_be_empty err
 '
 
 test_expect_success '--output-error=exit and the abbreviation exi' '
-	broken_stdout --output-error=exit &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=exit &&
+	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
 	test_cmp expect err &&
-	broken_stdout --output-error=exi &&
-	echo 1 >expect &&
-	test_cmp expect status
+	tee_broken_stdout --output-error=exi &&
+	test_status 1
 '
 
 test_expect_success '--output-error=exit-nopipe and the abbreviation exit-' '
-	broken_stdout --output-error=exit-nopipe &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=exit-nopipe &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in10m" f &&
-	broken_stdout --output-error=exit- &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=exit- &&
+	test_status 0 &&
 	test_must_be_empty err
 '
 
 test_expect_success 'the last of -p and --output-error wins' '
-	broken_stdout --output-error=warn -p &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout --output-error=warn -p &&
+	test_status 0 &&
 	test_must_be_empty err &&
-	broken_stdout -p --output-error=warn &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	tee_broken_stdout -p --output-error=warn &&
+	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
 	test_cmp expect err
 '
@@ -310,7 +272,7 @@ test_expect_success 'invalid MODE: message, exit 1, nothing read or written' '
 	echo hi >f &&
 	echo data | test_expect_code 1 tee --output-error=bogus f >out 2>err &&
 	test_must_be_empty out &&
-	mode_error invalid bogus >expect &&
+	tee_mode_error invalid bogus >expect &&
 	test_cmp expect err &&
 	echo hi >expect &&
 	test_cmp expect f
@@ -320,20 +282,20 @@ test_expect_success 'invalid MODE: a longer word than any MODE' '
 	test_expect_code 1 tee --output-error=warn-nopipes </dev/null \
 		>out 2>err &&
 	test_must_be_empty out &&
-	mode_error invalid warn-nopipes >expect &&
+	tee_mode_error invalid warn-nopipes >expect &&
 	test_cmp expect err
 '
 
 test_expect_success 'ambiguous MODE "e"' '
 	test_expect_code 1 tee --output-error=e </dev/null >out 2>err &&
 	test_must_be_empty out &&
-	mode_error ambiguous e >expect &&
+	tee_mode_error ambiguous e >expect &&
 	test_cmp expect err
 '
 
 test_expect_success 'ambiguous MODE "w" and "warn" is exact' '
 	test_expect_code 1 tee --output-error=w </dev/null >out 2>err &&
-	mode_error ambiguous w >expect &&
+	tee_mode_error ambiguous w >expect &&
 	test_cmp expect err &&
 	tee --output-error=warn </dev/null >out 2>err &&
 	test_must_be_empty err
@@ -342,7 +304,7 @@ test_expect_success 'ambiguous MODE "w" and "warn" is exact' '
 test_expect_success 'ambiguous MODE: the empty string' '
 	test_expect_code 1 tee --output-error= </dev/null >out 2>err &&
 	test_must_be_empty out &&
-	mode_error ambiguous "" >expect &&
+	tee_mode_error ambiguous "" >expect &&
 	test_cmp expect err
 '
 
@@ -474,8 +436,7 @@ test_expect_success 'several bad FILEs: one message each, in order' '
 test_expect_success 'a FILE in a directory without write permission' '
 	mkdir ro &&
 	chmod 555 ro &&
-	echo hi | tee ro/f g >out 2>err
-	echo $? >status &&
+	echo hi | save_status tee ro/f g >out 2>err &&
 	chmod 755 ro &&
 	echo hi >expect &&
 	test_cmp expect out &&
@@ -483,39 +444,36 @@ test_expect_success 'a FILE in a directory without write permission' '
 	if test_have_prereq ROOT
 	then
 		# Permission bits do not stop root.
-		echo 0 >expect.status &&
+		test_status 0 &&
 		test_must_be_empty err &&
 		test_cmp expect ro/f
 	else
-		echo 1 >expect.status &&
+		test_status 1 &&
 		echo "tee: ro/f: Permission denied" >expect.err &&
 		test_cmp expect.err err &&
 		! test -e ro/f
-	fi &&
-	test_cmp expect.status status
+	fi
 '
 
 test_expect_success 'a read-only FILE' '
 	echo old >f &&
 	chmod 444 f &&
-	echo hi | tee f g >out 2>err
-	echo $? >status &&
+	echo hi | save_status tee f g >out 2>err &&
 	echo hi >expect &&
 	test_cmp expect out &&
 	test_cmp expect g &&
 	if test_have_prereq ROOT
 	then
-		echo 0 >expect.status &&
+		test_status 0 &&
 		test_must_be_empty err &&
 		test_cmp expect f
 	else
-		echo 1 >expect.status &&
+		test_status 1 &&
 		echo "tee: f: Permission denied" >expect.err &&
 		test_cmp expect.err err &&
 		echo old >expect.f &&
 		test_cmp expect.f f
-	fi &&
-	test_cmp expect.status status
+	fi
 '
 
 test_expect_success '--output-error=exit: an unopenable FILE exits at once' '
@@ -548,8 +506,8 @@ test_expect_success '--output-error=warn: an unopenable FILE warns, goes on' '
 '
 
 # Names that need shell quoting in messages, as GNU's quotef() writes them.
-# qtest TITLE NAME EXPECTED-QUOTED-NAME
-qtest() {
+# tee_qtest TITLE NAME EXPECTED-QUOTED-NAME
+tee_qtest() {
 	qname=$2
 	qexpect=$3
 	test_expect_success "quoting in messages: $1" '
@@ -564,18 +522,18 @@ qtest() {
 	'
 }
 
-qtest 'a space' 'a b' "'nodir/a b'"
-qtest 'a single quote' "a'b" "\"nodir/a'b\""
-qtest 'a double quote' 'a"b' "'nodir/a\"b'"
-qtest 'a dollar' 'a$b' "'nodir/a\$b'"
-qtest 'a single quote and a dollar' "x'\$y" "'nodir/x'\\''\$y'"
-qtest 'a newline' "$(printf 'n\nl')" "'nodir/n'\$'\\n''l'"
-qtest 'a tab' "$(printf 't\tb')" "'nodir/t'\$'\\t''b'"
-qtest 'a control character at the end' "$(printf 'q\001')" \
+tee_qtest 'a space' 'a b' "'nodir/a b'"
+tee_qtest 'a single quote' "a'b" "\"nodir/a'b\""
+tee_qtest 'a double quote' 'a"b' "'nodir/a\"b'"
+tee_qtest 'a dollar' 'a$b' "'nodir/a\$b'"
+tee_qtest 'a single quote and a dollar' "x'\$y" "'nodir/x'\\''\$y'"
+tee_qtest 'a newline' "$(printf 'n\nl')" "'nodir/n'\$'\\n''l'"
+tee_qtest 'a tab' "$(printf 't\tb')" "'nodir/t'\$'\\t''b'"
+tee_qtest 'a control character at the end' "$(printf 'q\001')" \
 	"'nodir/q'\$'\\001'"
-qtest 'non-ASCII bytes in the C locale' "$EACUTE" \
+tee_qtest 'non-ASCII bytes in the C locale' "$EACUTE" \
 	"'nodir/'\$'\\303\\251'"
-qtest 'a tilde inside the name needs none' 'a~b' 'nodir/a~b'
+tee_qtest 'a tilde inside the name needs none' 'a~b' 'nodir/a~b'
 
 test_expect_success 'quoting in a UTF-8 locale: a valid character stands' '
 	LC_ALL=C.UTF-8 &&

@@ -6,10 +6,6 @@
 # offset.  Every expectation holds for GNU tee 9.1 as well.
 . "$(dirname "$0")/test-lib.sh"
 
-# The python3 interpreter itself, not a launcher in front of it.
-PYTHON=$(command -v python3 >/dev/null &&
-	python3 -c "import sys; print(sys.executable)")
-
 test_expect_success 'setup: inputs of 5 MB and 40 MB' '
 	head -c 5000000 /dev/urandom >"$TRASH/in" &&
 	head -c 40000000 /dev/urandom >"$TRASH/big" &&
@@ -19,32 +15,26 @@ test_expect_success 'setup: inputs of 5 MB and 40 MB' '
 # The engine's private pipes must not become fds 1 and 2: the message
 # about the closed stdout would land in a file, or block tee forever.
 test_expect_success 'stdout and stderr closed, pipe input: files exact' '
-	cat "$TRASH/seq" | { tee a b >&- 2>&-; echo $? >status; } &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	cat "$TRASH/seq" | save_status tee a b >&- 2>&- &&
+	test_status 1 &&
 	test_cmp "$TRASH/seq" a &&
 	test_cmp "$TRASH/seq" b
 '
 
 test_expect_success 'stdout and stderr closed, file input: no hang, files exact' '
-	{ timeout 60 tee a b <"$TRASH/big" >&- 2>&-; echo $? >status; } &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	test_expect_code 1 timeout 60 tee a b <"$TRASH/big" >&- 2>&- &&
 	test_cmp "$TRASH/big" a &&
 	test_cmp "$TRASH/big" b
 '
 
 test_expect_success 'stdout and stderr closed, one file: exact' '
-	cat "$TRASH/big" | { tee a >&- 2>&-; echo $? >status; } &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	cat "$TRASH/big" | save_status tee a >&- 2>&- &&
+	test_status 1 &&
 	test_cmp "$TRASH/big" a
 '
 
 test_expect_success 'stdin, stdout and stderr closed: read error, files empty' '
-	{ tee a b <&- >&- 2>&-; echo $? >status; } &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	test_expect_code 1 tee a b <&- >&- 2>&- &&
 	test_must_be_empty a &&
 	test_must_be_empty b
 '
@@ -57,13 +47,11 @@ for outs in "a b >/dev/null" "a b | cat >out" "a"; do
 			# An asynchronous list reads /dev/null unless told.
 			cat "$TRASH/big" | {
 				exec 3<&0
-				{ eval "tee '"$outs"'" <&3 2>err
-				  echo $? >status; } &
+				save_status eval "tee '"$outs"'" <&3 2>err &
 				cat >c
 				wait
 			} &&
-			echo 0 >expect &&
-			test_cmp expect status &&
+			test_status 0 &&
 			test_must_be_empty err &&
 			if [ -f b ]; then test_cmp a b || exit 1; fi &&
 			if [ -f out ]; then test_cmp a out || exit 1; fi &&
@@ -77,8 +65,7 @@ done
 # and a read takes at most one packet, dropping what it does not take.
 # Zero-copy would pass the packets on into tee's output pipes, where a
 # reader of less than a packet loses the rest.
-test_expect_success 'packet-mode input pipe: a reader of small pieces gets all' '
-	test -n "$PYTHON" &&
+test_expect_success PYTHON3 'packet-mode input pipe: a reader of small pieces gets all' '
 	cat >packets.py <<-\EOF &&
 	import os, subprocess, sys, threading
 	r, w = os.pipe2(os.O_DIRECT)
@@ -104,17 +91,16 @@ test_expect_success 'packet-mode input pipe: a reader of small pieces gets all' 
 	print("got %d of %d bytes" % (len(got), len(data)))
 	sys.exit(0 if ok and tee.returncode == 0 else 1)
 	EOF
-	timeout 60 "$PYTHON" packets.py &&
-	timeout 60 "$PYTHON" packets.py f1 &&
-	timeout 60 "$PYTHON" packets.py f1 f2
+	timeout 60 "$(python3_path)" -I -S packets.py &&
+	timeout 60 "$(python3_path)" -I -S packets.py f1 &&
+	timeout 60 "$(python3_path)" -I -S packets.py f1 f2
 '
 
 # A reader that takes 4 KiB from one output, then 4 KiB from the other,
 # waits on the second while tee is still giving the first more than it
 # can buffer: both wait forever, unless tee gives no output more than
 # the others can hold.  GNU moves 8 KiB at a time.
-test_expect_success 'a reader of two outputs in lockstep: no deadlock' '
-	test -n "$PYTHON" &&
+test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 	cat >lockstep.py <<-\EOF &&
 	import os, socket, subprocess, sys
 	src, pipe_input = sys.argv[1], sys.argv[2] == "pipe"
@@ -149,9 +135,9 @@ test_expect_success 'a reader of two outputs in lockstep: no deadlock' '
 	sys.exit(0 if got[0] == data and got[1] == data and
 	    tee.returncode == 0 else 1)
 	EOF
-	timeout 60 "$PYTHON" lockstep.py "$TRASH/big" file &&
+	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" file &&
 	rm -f fifo &&
-	timeout 60 "$PYTHON" lockstep.py "$TRASH/big" pipe
+	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" pipe
 '
 
 # `tee /dev/stdout >>g`: stdout appends to g, /dev/stdout writes g at its

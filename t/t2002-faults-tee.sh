@@ -35,17 +35,18 @@
 #
 # t1003 has the zero-copy refusals per input and output kind; this is the
 # per-syscall, per-error matrix.  The call to fail is found by its
-# arguments in a traced run first (call), so the cases do not depend on
+# arguments in a traced run first (tee_call), so the cases do not depend on
 # how many calls the start-up makes.  Every run is bounded by timeout.
 # Cases whose expectation needs zero-copy calls are ZEROCOPY (sluice, not
 # the portable build); those where GNU 9.1 differs are SLUICE.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-fault.sh"
 
 SQ="'"
 STDOUT="${SQ}standard output${SQ}"
 
-# outputs PATH: the files that catch PATH's outputs, as FILE:NAME.
-outputs() {
+# tee_outputs PATH: the files that catch PATH's outputs, as FILE:NAME.
+tee_outputs() {
 	case $1 in
 	pp)	echo "out:stdout" ;;
 	pf|fp|pa|rw|rf) echo "out:stdout f:f" ;;
@@ -53,10 +54,12 @@ outputs() {
 	esac
 }
 
-# run_path PATH WRAP ARG...: run `WRAP tee ARG... FILES` the way PATH
-# says; stdout goes to out, stderr to err, the status to status.
-run_path() {
-	p=$1 wrap=$2
+# tee_run_path PATH HOW ARG...: run `tee ARG... FILES` the way PATH says;
+# stdout goes to out, stderr to err, the status to status (save_status).
+# HOW is trace=SYSCALL (under strace, its SYSCALL calls logged to trace)
+# or faults=SPEC (under with_faults SPEC).  Bounded by timeout.
+tee_run_path() {
+	p=$1 how=$2
 	shift 2
 	rm -f out f f1 f2 err status
 	case $p in
@@ -69,59 +72,40 @@ run_path() {
 	pa)	set -- -a "$@" f ;;
 	pff|fff) set -- "$@" f1 f2 ;;
 	esac
+	case $how in
+	trace=*) set -- timeout 60 strace -qq -o trace -e "$how" tee "$@" ;;
+	faults=*) set -- with_faults "${how#faults=}" tee "$@" ;;
+	*)	echo "tee_run_path: no way $how" >&2; return 1 ;;
+	esac
 	case $p in
 	fp|fff|rf)
-		{ timeout 60 $wrap tee "$@" <"$TRASH/in" 2>err
-		  echo $? >status; } | cat >out ;;
+		save_status "$@" <"$TRASH/in" 2>err | cat >out ;;
 	*)
-		cat "$TRASH/in" |
-		{ timeout 60 $wrap tee "$@" 2>err; echo $? >status; } |
-		cat >out ;;
+		cat "$TRASH/in" | save_status "$@" 2>err | cat >out ;;
 	esac
 }
 
-# call PATH SYSCALL REGEX K ARG...: the number, among the SYSCALL calls,
-# of the K-th one whose trace line matches the extended REGEX, in a
-# traced run of PATH (the dynamic loader and setlocale make reads and
-# opens before tee does).
-call() {
+# tee_call PATH SYSCALL REGEX K ARG...: the number, among the SYSCALL
+# calls, of the K-th one whose trace line matches the extended REGEX, in
+# a traced run of PATH (trace_call_number; the dynamic loader and
+# setlocale make reads and opens before tee does).
+tee_call() {
 	cp_=$1 cs=$2 cre=$3 ck=$4
 	shift 4
-	run_path $cp_ "strace -qq -o trace -e trace=$cs" "$@" &&
-	CRE=$cre CS=$cs CK=$ck awk '
-		index($0, ENVIRON["CS"] "(") == 1 {
-			n++
-			if ($0 ~ ENVIRON["CRE"] && ++k == ENVIRON["CK"]) {
-				print n
-				exit
-			}
-		}
-	' trace
+	tee_run_path $cp_ trace=$cs "$@" &&
+	trace_call_number trace "$cs" "$cre" "$ck"
 }
 
-# inject PATH SPEC ARG...: run PATH under strace with the faults SPEC.
-inject() {
+# tee_inject PATH SPEC ARG...: run PATH under with_faults SPEC.
+tee_inject() {
 	ip=$1 ispec=$2
 	shift 2
-	if [ -n "${SLUICE_INJECT_LOG:-}" ]; then
-		echo "tee $ip $ispec" >>"$SLUICE_INJECT_LOG"
-	fi
-	run_path $ip "strace -f -qq -o /dev/null $(
-		for s in $ispec; do printf " -e inject=%s" "$s"; done)" "$@"
+	tee_run_path $ip faults="$ispec" "$@"
 }
 
-# strict_prefix FILE: FILE is a strict prefix of the input.
-strict_prefix() {
-	n=$(test_file_size "$1") &&
-	head -c "$n" "$TRASH/in" | cmp -s - "$1" &&
-	test "$n" -lt "$(test_file_size "$TRASH/in")" && return 0
-	echo "$1 ($n bytes) is not a strict prefix of the input"
-	return 1
-}
-
-# skipped FILE K: FILE is the input less K bytes somewhere: those a
+# tee_skipped FILE K: FILE is the input less K bytes somewhere: those a
 # faked call claimed to move.
-skipped() {
+tee_skipped() {
 	d=$(cmp "$TRASH/in" "$1" | awk '{ sub(",", "", $5); print $5 }') &&
 	test -n "$d" &&
 	{ head -c $((d - 1)) "$TRASH/in" && tail -c +$((d + $2)) "$TRASH/in"; } |
@@ -130,31 +114,29 @@ skipped() {
 	return 1
 }
 
-# msg_name NAME: NAME as tee's message shows it.
-msg_name() {
+# tee_msg_name NAME: NAME as tee's message shows it.
+tee_msg_name() {
 	if [ "$1" = stdout ]; then echo "$STDOUT"; else echo "$1"; fi
 }
 
-# check PATH WHAT: the outputs of the last run against WHAT.
-check() {
+# tee_check PATH WHAT: the outputs of the last run against WHAT.
+tee_check() {
 	cp=$1 what=$2
 	case $what in
 	exact)
-		echo 0 >expect.status &&
-		test_cmp expect.status status &&
+		test_status 0 &&
 		test_must_be_empty err &&
-		for o in $(outputs $cp); do
+		for o in $(tee_outputs $cp); do
 			test_cmp "$TRASH/in" ${o%%:*} || return 1
 		done ;;
 	skip:*)
 		k=${what##*:} who=${what#skip:}
 		who=${who%:*}
-		echo 0 >expect.status &&
-		test_cmp expect.status status &&
+		test_status 0 &&
 		test_must_be_empty err &&
-		for o in $(outputs $cp); do
+		for o in $(tee_outputs $cp); do
 			if [ "${o#*:}" = "$who" ]; then
-				skipped ${o%%:*} $k || return 1
+				tee_skipped ${o%%:*} $k || return 1
 			else
 				test_cmp "$TRASH/in" ${o%%:*} || return 1
 			fi
@@ -162,28 +144,26 @@ check() {
 	read:*)
 		echo "tee: read error: $(strerror ${what#read:})" >expect.err &&
 		test_cmp expect.err err &&
-		echo 1 >expect.status &&
-		test_cmp expect.status status &&
-		set -- $(outputs $cp) &&
-		strict_prefix ${1%%:*} &&
+		test_status 1 &&
+		set -- $(tee_outputs $cp) &&
+		test_is_strict_prefix ${1%%:*} "$TRASH/in" &&
 		for o in "$@"; do
 			test_cmp ${1%%:*} ${o%%:*} || return 1
 		done ;;
 	maybe:*)
 		if [ "$(cat status)" = 0 ] && ! [ -s err ]; then
-			check $cp exact
+			tee_check $cp exact
 		else
-			check $cp late:${what#maybe:}
+			tee_check $cp late:${what#maybe:}
 		fi ;;
 	fail:*|late:*)
 		e=${what##*:} names=${what#*:}
 		names=${names%:*}
-		echo 1 >expect.status &&
-		test_cmp expect.status status &&
+		test_status 1 &&
 		test "$(wc -l <err)" = 1 || { cat err; return 1; }
 		who=
 		for n in $(echo $names | tr , " "); do
-			echo "tee: $(msg_name $n): $(strerror $e)" >expect.err
+			echo "tee: $(tee_msg_name $n): $(strerror $e)" >expect.err
 			if cmp -s expect.err err; then who=$n; fi
 		done
 		[ -n "$who" ] || {
@@ -191,25 +171,25 @@ check() {
 			cat err
 			return 1
 		}
-		for o in $(outputs $cp); do
+		for o in $(tee_outputs $cp); do
 			if [ "${o#*:}" = "$who" ]; then
-				strict_prefix ${o%%:*} || return 1
+				test_is_strict_prefix ${o%%:*} "$TRASH/in" || return 1
 			else
 				test_cmp "$TRASH/in" ${o%%:*} || return 1
 			fi
 		done ;;
-	*)	echo "check: unknown $what"; return 1 ;;
+	*)	echo "tee_check: unknown $what"; return 1 ;;
 	esac
 }
 
-# fault PREREQ PATH SPEC WHAT [ARG...]: one case.
-fault() {
+# tee_fault PREREQ PATH SPEC WHAT [ARG...]: one case.
+tee_fault() {
 	fq=$1 fp=$2 fs=$3 fw=$4
 	shift 4
 	fa="$*"
 	test_expect_success "$fq" "$fp path${fa:+ (tee $fa)}, $fs: $fw" '
-		inject $fp "$fs" $fa &&
-		check $fp $fw
+		tee_inject $fp "$fs" $fa &&
+		tee_check $fp $fw
 	'
 }
 
@@ -224,36 +204,36 @@ WARN=--output-error=warn
 REFUSE="EINVAL ENOSYS ENOMEM"
 ERRORS="EIO ENOSPC EPIPE"
 
-# fault_at PREREQ PATH SYSCALL REGEX K ERR WHAT: one case: the K-th
+# tee_fault_at PREREQ PATH SYSCALL REGEX K ERR WHAT: one case: the K-th
 # SYSCALL call matching REGEX fails with ERR; expect WHAT.
-fault_at() {
+tee_fault_at() {
 	fq=$1 fp=$2 fs=$3 fre=$4 fk=$5 fe=$6 fw=$7
 	fa=
 	[ $fe = EPIPE ] && fa=$WARN
 	test_expect_success "$fq" "$fp path, $fs call $fk like /$fre/ fails with $fe: $fw" '
-		when=$(call '$fp' '$fs' "'"$fre"'" '$fk' '$fa') &&
+		when=$(tee_call '$fp' '$fs' "'"$fre"'" '$fk' '$fa') &&
 		test -n "$when" &&
-		inject '$fp' '$fs':error='$fe':when=$when '$fa' &&
-		check '$fp' '$fw'
+		tee_inject '$fp' '$fs':error='$fe':when=$when '$fa' &&
+		tee_check '$fp' '$fw'
 	'
 }
 
-# side PATH SYSCALL REGEX WHO: the side of a call, for each error, at the
+# tee_side PATH SYSCALL REGEX WHO: the side of a call, for each error, at the
 # first call and a later one: a refusal first falls back (exact), an
 # error first is WHO's; later, anything is WHO's.  WHO is an output
 # name, or read for the input.
-side() {
+tee_side() {
 	for e in $REFUSE; do
-		fault_at STRACE,ZEROCOPY $1 $2 "$3" 1 $e exact
+		tee_fault_at STRACE,ZEROCOPY $1 $2 "$3" 1 $e exact
 	done
 	for e in $ERRORS; do
 		[ $4 = read ] && [ $e = EPIPE ] && continue
 		if [ $4 = read ]; then w=read:$e; else w=fail:$4:$e; fi
-		fault_at STRACE,ZEROCOPY $1 $2 "$3" 1 $e $w
+		tee_fault_at STRACE,ZEROCOPY $1 $2 "$3" 1 $e $w
 	done
 	for e in EINVAL EIO; do
 		if [ $4 = read ]; then w=read:$e; else w=fail:$4:$e; fi
-		fault_at STRACE,ZEROCOPY $1 $2 "$3" 3 $e $w
+		tee_fault_at STRACE,ZEROCOPY $1 $2 "$3" 3 $e $w
 	done
 }
 
@@ -263,38 +243,38 @@ test_expect_success 'setup: a 4 MiB input' '
 
 # One output: splice(2) straight from the input pipe to stdout.  A pipe
 # fails only as a writer, so any error is stdout's.
-side pp splice '^splice\(0, NULL, 1,' stdout
+tee_side pp splice '^splice\(0, NULL, 1,' stdout
 
 # The input side: splice(2) into the chunk pipe, which cannot fail.
 for p in pf pff fp fff pa; do
-	side $p splice '^splice\(0, NULL,' read
+	tee_side $p splice '^splice\(0, NULL,' read
 done
 # The outputs: tee(2) into stdout, splice(2) into f (or the last file).
 for p in pf pff fp fff pa; do
-	side $p tee '^tee\([0-9]+, 1,' stdout
+	tee_side $p tee '^tee\([0-9]+, 1,' stdout
 done
-side pf splice '^splice\([0-9]+, NULL, 3,' f
-side fp splice '^splice\([0-9]+, NULL, 3,' f
-side pff splice '^splice\([0-9]+, NULL, 4,' f2
-side fff splice '^splice\([0-9]+, NULL, 4,' f2
+tee_side pf splice '^splice\([0-9]+, NULL, 3,' f
+tee_side fp splice '^splice\([0-9]+, NULL, 3,' f
+tee_side pff splice '^splice\([0-9]+, NULL, 4,' f2
+tee_side fff splice '^splice\([0-9]+, NULL, 4,' f2
 # f1 takes the chunk out of the copy pipe.
-side pff splice '^splice\([0-9]+, NULL, 3,' f1
-side fff splice '^splice\([0-9]+, NULL, 3,' f1
+tee_side pff splice '^splice\([0-9]+, NULL, 3,' f1
+tee_side fff splice '^splice\([0-9]+, NULL, 3,' f1
 
 # tee(2) into the copy pipe: the engine's own pipe.  Whatever fails
 # there, the chunk goes on from memory: exact.
 for e in EINVAL EIO ENOMEM; do
 	for k in 1 3; do
-		fault_at STRACE,ZEROCOPY pff tee '^tee\([0-9]+, [02-9][0-9]*,' $k $e exact
-		fault_at STRACE,ZEROCOPY fff tee '^tee\([0-9]+, [02-9][0-9]*,' $k $e exact
+		tee_fault_at STRACE,ZEROCOPY pff tee '^tee\([0-9]+, [02-9][0-9]*,' $k $e exact
+		tee_fault_at STRACE,ZEROCOPY fff tee '^tee\([0-9]+, [02-9][0-9]*,' $k $e exact
 	done
 done
 
 # EAGAIN waits in poll, EINTR retries, on every call of every path.
 for e in EAGAIN EINTR; do
 	for p in pp pf pff fp fff pa; do
-		fault STRACE $p "splice:error=$e:when=1..4" exact
-		fault STRACE $p "tee:error=$e:when=2..5" exact
+		tee_fault STRACE $p "splice:error=$e:when=1..4" exact
+		tee_fault STRACE $p "tee:error=$e:when=2..5" exact
 	done
 done
 
@@ -306,26 +286,25 @@ WERR="EINVAL EIO ENOSPC EPIPE EBADF EFBIG EDQUOT"
 for err in $WERR; do
 	a=
 	[ $err = EPIPE ] && a=$WARN
-	fault STRACE rw write:error=$err:when=1 fail:stdout:$err $a
-	fault STRACE rw write:error=$err:when=2 fail:f:$err $a
-	fault STRACE rw write:error=$err:when=3 fail:stdout:$err $a
-	fault STRACE rf write:error=$err:when=4 fail:f:$err $a
-	fault_at STRACE pa write '^write\(3,' 1 $err fail:f:$err
-	fault_at STRACE pa write '^write\(3,' 3 $err fail:f:$err
+	tee_fault STRACE rw write:error=$err:when=1 fail:stdout:$err $a
+	tee_fault STRACE rw write:error=$err:when=2 fail:f:$err $a
+	tee_fault STRACE rw write:error=$err:when=3 fail:stdout:$err $a
+	tee_fault STRACE rf write:error=$err:when=4 fail:f:$err $a
+	tee_fault_at STRACE pa write '^write\(3,' 1 $err fail:f:$err
+	tee_fault_at STRACE pa write '^write\(3,' 3 $err fail:f:$err
 done
 # GNU 9.1 tee gives up on EAGAIN and EINTR from write; sluice retries.
 for when in 1 2 3 1+3; do
 	for err in EAGAIN EINTR; do
-		fault STRACE,SLUICE rw write:error=$err:when=$when exact
-		fault STRACE,SLUICE pa write:error=$err:when=$when exact
+		tee_fault STRACE,SLUICE rw write:error=$err:when=$when exact
+		tee_fault STRACE,SLUICE pa write:error=$err:when=$when exact
 	done
 done
 # EPIPE in the default mode: the output is dropped without a word, and
 # it is no error (GNU alike; a real EPIPE comes with SIGPIPE).
 test_expect_success STRACE 'rw path, write:error=EPIPE:when=2, default mode: f dropped silently' '
-	inject rw write:error=EPIPE:when=2 &&
-	echo 0 >expect.status &&
-	test_cmp expect.status status &&
+	tee_inject rw write:error=EPIPE:when=2 &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
 	test_must_be_empty f
@@ -335,14 +314,14 @@ test_expect_success STRACE 'rw path, write:error=EPIPE:when=2, default mode: f d
 # out: that output lacks them, the others are exact.  A faked splice(2)
 # leaves its bytes where they were, for the next call.
 for k in 1 7 4095 4096; do
-	fault STRACE rw write:retval=$k:when=1 skip:stdout:$k
-	fault STRACE rw write:retval=$k:when=2 skip:f:$k
-	fault STRACE pp splice:retval=$k:when=1 exact
-	fault STRACE pp splice:retval=$k:when=2 exact
+	tee_fault STRACE rw write:retval=$k:when=1 skip:stdout:$k
+	tee_fault STRACE rw write:retval=$k:when=2 skip:f:$k
+	tee_fault STRACE pp splice:retval=$k:when=1 exact
+	tee_fault STRACE pp splice:retval=$k:when=2 exact
 	test_expect_success STRACE,ZEROCOPY "pf path, tee(2) into stdout claims $k bytes: stdout lacks them" '
-		when=$(call pf tee "^tee\\([0-9]+, 1," 1) && test -n "$when" &&
-		inject pf tee:retval='$k':when=$when &&
-		check pf skip:stdout:'$k'
+		when=$(tee_call pf tee "^tee\\([0-9]+, 1," 1) && test -n "$when" &&
+		tee_inject pf tee:retval='$k':when=$when &&
+		tee_check pf skip:stdout:'$k'
 	'
 done
 
@@ -352,31 +331,31 @@ done
 for path in rw rf; do
 	for err in EINVAL EIO EISDIR ENOMEM EFAULT; do
 		test_expect_success STRACE "$path path, first read(0) fails with $err: read error" '
-			when=$(call '$path' read "^read\\(0," 1) && test -n "$when" &&
-			inject '$path' read:error='$err':when=$when &&
-			check '$path' read:'$err'
+			when=$(tee_call '$path' read "^read\\(0," 1) && test -n "$when" &&
+			tee_inject '$path' read:error='$err':when=$when &&
+			tee_check '$path' read:'$err'
 		'
 		test_expect_success STRACE "$path path, third read(0) fails with $err: read error" '
-			when=$(call '$path' read "^read\\(0," 3) && test -n "$when" &&
-			inject '$path' read:error='$err':when=$when &&
-			check '$path' read:'$err'
+			when=$(tee_call '$path' read "^read\\(0," 3) && test -n "$when" &&
+			tee_inject '$path' read:error='$err':when=$when &&
+			tee_check '$path' read:'$err'
 		'
 	done
 	for err in EINTR EAGAIN; do
 		[ $err = EAGAIN ] && q=STRACE,SLUICE || q=STRACE
 		test_expect_success $q "$path path, read(0) fails with $err: retried, exact" '
-			when=$(call '$path' read "^read\\(0," 1) && test -n "$when" &&
-			inject '$path' read:error='$err':when=$when..$((when + 3)) &&
-			check '$path' exact
+			when=$(tee_call '$path' read "^read\\(0," 1) && test -n "$when" &&
+			tee_inject '$path' read:error='$err':when=$when..$((when + 3)) &&
+			tee_check '$path' exact
 		'
 	done
 done
 for path in pf fp; do
 	for err in EIO EFAULT; do
 		test_expect_success STRACE "$path path, the first read(0) fails with $err: read error" '
-			when=$(call '$path' read "^read\\(0," 1) && test -n "$when" &&
-			inject '$path' read:error='$err':when=$when &&
-			check '$path' read:'$err'
+			when=$(tee_call '$path' read "^read\\(0," 1) && test -n "$when" &&
+			tee_inject '$path' read:error='$err':when=$when &&
+			tee_check '$path' read:'$err'
 		'
 	done
 done
@@ -384,19 +363,19 @@ done
 # poll is only called after EAGAIN.  EINTR is retried.  Waiting on the
 # input, a failure is the input's; on an output, that output's.
 for p in pp pf pff; do
-	fault STRACE $p "splice:error=EAGAIN:when=1 poll:error=EINTR:when=1..3" exact
+	tee_fault STRACE $p "splice:error=EAGAIN:when=1 poll:error=EINTR:when=1..3" exact
 done
 for err in EFAULT EBADF; do
-	fault_poll() {
+	tee_fault_poll() {
 		test_expect_success STRACE,ZEROCOPY "$1 path, $2 call $3 EAGAIN, then poll fails with $err: $4" '
-			when=$(call '$1' '$2' "'"$5"'" '$3') && test -n "$when" &&
-			inject '$1' "'$2':error=EAGAIN:when=$when poll:error='$err'" &&
-			check '$1' '$4'
+			when=$(tee_call '$1' '$2' "'"$5"'" '$3') && test -n "$when" &&
+			tee_inject '$1' "'$2':error=EAGAIN:when=$when poll:error='$err'" &&
+			tee_check '$1' '$4'
 		'
 	}
-	fault_poll pf splice 3 read:$err '^splice\(0, NULL,'
-	fault_poll pf tee 3 fail:stdout:$err '^tee\([0-9]+, 1,'
-	fault_poll pff splice 3 fail:f1:$err '^splice\([0-9]+, NULL, 3,'
+	tee_fault_poll pf splice 3 read:$err '^splice\(0, NULL,'
+	tee_fault_poll pf tee 3 fail:stdout:$err '^tee\([0-9]+, 1,'
+	tee_fault_poll pff splice 3 fail:f1:$err '^splice\([0-9]+, NULL, 3,'
 done
 
 # fcntl: F_GETFL, F_GETPIPE_SZ and F_SETPIPE_SZ refused anywhere only
@@ -404,7 +383,7 @@ done
 for err in EPERM ENOMEM EINVAL; do
 	for when in 1 2 3 5 1+; do
 		for pth in pff fff pa; do
-			fault STRACE $pth fcntl:error=$err:when=$when exact
+			tee_fault STRACE $pth fcntl:error=$err:when=$when exact
 		done
 	done
 done
@@ -413,7 +392,7 @@ done
 for err in EMFILE ENFILE ENOMEM EFAULT EINVAL; do
 	for when in 1 2 1+; do
 		for pth in pff fp fff; do
-			fault STRACE $pth pipe2:error=$err:when=$when exact
+			tee_fault STRACE $pth pipe2:error=$err:when=$when exact
 		done
 	done
 done
@@ -423,16 +402,15 @@ done
 for err in EMFILE ENFILE ENOSPC EIO EPERM EACCES EROFS EDQUOT ENOMEM; do
 	for path in pff rw fp; do
 		test_expect_success STRACE "$path path, openat of the first FILE fails with $err" '
-			name=$(outputs '$path' | cut -d" " -f2) &&
+			name=$(tee_outputs '$path' | cut -d" " -f2) &&
 			name=${name%%:*} &&
-			when=$(call '$path' openat "\"$name\"" 1) && test -n "$when" &&
-			inject '$path' openat:error='$err':when=$when &&
-			echo 1 >expect.status &&
-			test_cmp expect.status status &&
+			when=$(tee_call '$path' openat "\"$name\"" 1) && test -n "$when" &&
+			tee_inject '$path' openat:error='$err':when=$when &&
+			test_status 1 &&
 			echo "tee: $name: $(strerror '$err')" >expect.err &&
 			test_cmp expect.err err &&
 			! test -e $name &&
-			for o in $(outputs '$path'); do
+			for o in $(tee_outputs '$path'); do
 				[ ${o%%:*} = $name ] ||
 				test_cmp "$TRASH/in" ${o%%:*} || exit 1
 			done

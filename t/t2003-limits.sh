@@ -4,6 +4,8 @@
 # signals in the middle of a transfer.  Where GNU 9.1 is the reference,
 # the same run of /usr/bin/tee or /usr/bin/yes gives the expectation.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-fault.sh"
+. "$TEST_DIR/lib-proc.sh"
 
 MiB=1048576
 SQ="'"
@@ -11,9 +13,12 @@ SQ="'"
 GNU_TEE="env PATH=/usr/bin:$PATH tee"
 GNU_YES="env PATH=/usr/bin:$PATH yes"
 
-# run_fdlimit N OUT ERR STATUS TEE ARG...: run TEE ARG... with descriptors
-# 3 and up closed and at most N of them, stdin the input file.
-run_fdlimit() {
+# tee_run_fdlimit N OUT ERR STATUS TEE ARG...: run TEE ARG... with
+# descriptors 3 to 9 closed (dash knows none above) and at most N of
+# them, stdin the input file; stdout to OUT, stderr to ERR, the status
+# to the file STATUS.  No python: lib-fd's with_fd_limit would make
+# these cases need PYTHON3.
+tee_run_fdlimit() {
 	lim=$1 o=$2 e=$3 s=$4
 	shift 4
 	(
@@ -33,11 +38,10 @@ for lim in 12 16 20; do
 	test_expect_success "ulimit -n $lim, 30 FILEs: as GNU, per-file messages, the rest complete" '
 		files=$(seq -f f%g 30) &&
 		mkdir gnu &&
-		(cd gnu && run_fdlimit '$lim' out err status $GNU_TEE $files) &&
-		run_fdlimit '$lim' out err status tee $files &&
+		(cd gnu && tee_run_fdlimit '$lim' out err status $GNU_TEE $files) &&
+		tee_run_fdlimit '$lim' out err status tee $files &&
 		test_cmp gnu/status status &&
-		echo 1 >expect &&
-		test_cmp expect status &&
+		test_status 1 &&
 		test_cmp gnu/err err &&
 		test -s err &&
 		! grep -v "^tee: f[0-9]*: Too many open files\$" err &&
@@ -56,12 +60,10 @@ test_expect_success 'ulimit -n 12, 30 FILEs, input from a pipe: as GNU' '
 	files=$(seq -f f%g 30) &&
 	mkdir gnu &&
 	(cd gnu && cat "$TRASH/in" |
-	 (ulimit -n 12 && exec $GNU_TEE $files 2>err) >out; echo $? >status) &&
-	cat "$TRASH/in" | (ulimit -n 12 && exec tee $files 2>err) >out
-	echo $? >status &&
+	 save_status with_ulimit -n 12 $GNU_TEE $files 2>err >out) &&
+	cat "$TRASH/in" | save_status with_ulimit -n 12 tee $files 2>err >out &&
 	test_cmp gnu/status status &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	test_status 1 &&
 	test_cmp gnu/err err &&
 	test -s err &&
 	test_cmp "$TRASH/in" out &&
@@ -79,25 +81,18 @@ test_expect_success 'ulimit -n 12, 30 FILEs, input from a pipe: as GNU' '
 for err in EPERM ENOMEM; do
 	test_expect_success STRACE "tee: F_SETPIPE_SZ refused ($err), 64 MiB to a pipe and 2 files" '
 		cat "$TRASH/big" |
-		{
-			timeout 120 strace -f -qq -o /dev/null \
-				-e inject=fcntl:error='$err':when=2+ \
-				tee f1 f2 2>err
-			echo $? >status
-		} | cat >out &&
-		echo 0 >expect &&
-		test_cmp expect status &&
+		save_status with_faults fcntl:error='$err':when=2+ \
+			tee f1 f2 2>err | cat >out &&
+		test_status 0 &&
 		test_must_be_empty err &&
 		test_cmp "$TRASH/big" out &&
 		test_cmp "$TRASH/big" f1 &&
 		test_cmp "$TRASH/big" f2
 	'
 	test_expect_success STRACE "yes: F_SETPIPE_SZ refused ($err), 64 MiB exact" '
-		{
-			env --default-signal=PIPE timeout 120 strace -f -qq \
-				-o /dev/null -e inject=fcntl:error='$err':when=2+ \
-				yes abcdef 2>err
-		} | head -c $((64 * MiB)) >actual &&
+		save_status with_faults fcntl:error='$err':when=2+ \
+			yes abcdef 2>err | head -c $((64 * MiB)) >actual &&
+		test_status $SIGPIPE_STATUS &&
 		yes_ref abcdef | head -c $((64 * MiB)) >expect &&
 		cmp expect actual &&
 		test_must_be_empty err
@@ -110,29 +105,31 @@ done
 if [ "${SLUICE_SAN:-}" != 1 ]; then
 	for kib in 6144 65536; do
 		test_expect_success "yes under ulimit -v $kib: exact" '
-			{
-				(ulimit -v '$kib' &&
-				exec env --default-signal=PIPE yes abc 2>err)
-			} | head -c $((64 * MiB)) >actual &&
+			save_status with_ulimit -v '$kib' \
+				env --default-signal=PIPE yes abc 2>err |
+				head -c $((64 * MiB)) >actual &&
+			test_status $SIGPIPE_STATUS &&
 			yes_ref abc | head -c $((64 * MiB)) >expect &&
 			cmp expect actual &&
 			test_must_be_empty err
 		'
 		test_expect_success "yes under ulimit -v $kib, SLUICE_ZEROCOPY=0: exact" '
-			{
-				(ulimit -v '$kib' && SLUICE_ZEROCOPY=0 &&
-				export SLUICE_ZEROCOPY &&
-				exec env --default-signal=PIPE yes abc 2>err)
-			} | head -c $((16 * MiB)) >actual &&
+			save_status with_ulimit -v '$kib' \
+				env --default-signal=PIPE SLUICE_ZEROCOPY=0 \
+				yes abc 2>err | head -c $((16 * MiB)) >actual &&
+			test_status $SIGPIPE_STATUS &&
 			yes_ref abc | head -c $((16 * MiB)) >expect &&
 			cmp expect actual &&
 			test_must_be_empty err
 		'
 		test_expect_success "tee under ulimit -v $kib, 64 MiB to a pipe, 2 files and -a: exact" '
 			cat "$TRASH/big" |
-			(ulimit -v '$kib' && exec tee f1 f2 2>err) >out &&
+			test_expect_code 0 with_ulimit -v '$kib' tee f1 f2 \
+				2>err >out &&
 			cat "$TRASH/big" |
-			(ulimit -v '$kib' && exec tee -a f3 2>>err) | cat >out3 &&
+			save_status with_ulimit -v '$kib' tee -a f3 2>>err |
+				cat >out3 &&
+			test_status 0 &&
 			test_must_be_empty err &&
 			for f in out f1 f2 out3 f3; do
 				test_cmp "$TRASH/big" $f || exit 1
@@ -155,10 +152,8 @@ test_expect_success 'yes: a reader that stalls for 2 s, then reads on: exact' '
 '
 
 test_expect_success 'tee: stdout stalls for 2 s, then reads on: every output exact' '
-	cat "$TRASH/big" | { tee f1 f2 2>err; echo $? >status; } |
-		stall 2 >out &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	cat "$TRASH/big" | save_status tee f1 f2 2>err | stall 2 >out &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	for f in out f1 f2; do test_cmp "$TRASH/big" $f || exit 1; done
 '
@@ -166,10 +161,9 @@ test_expect_success 'tee: stdout stalls for 2 s, then reads on: every output exa
 test_expect_success 'tee: a FIFO output stalls for 2 s, then reads on: exact' '
 	mkfifo fo &&
 	{ stall 2 <fo >fo.out & } &&
-	cat "$TRASH/big" | { tee f1 fo 2>err; echo $? >status; } | cat >out &&
+	cat "$TRASH/big" | save_status tee f1 fo 2>err | cat >out &&
 	wait &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+	test_status 0 &&
 	test_must_be_empty err &&
 	for f in out f1 fo.out; do test_cmp "$TRASH/big" $f || exit 1; done
 '
@@ -177,21 +171,21 @@ test_expect_success 'tee: a FIFO output stalls for 2 s, then reads on: exact' '
 test_expect_success 'tee: the input stalls for 2 s, then goes on: exact' '
 	{ head -c $MiB "$TRASH/big" && sleep 2 &&
 	  tail -c +$((MiB + 1)) "$TRASH/big"; } |
-		{ tee f1 2>err; echo $? >status; } | cat >out &&
-	echo 0 >expect &&
-	test_cmp expect status &&
+		save_status tee f1 2>err | cat >out &&
+	test_status 0 &&
 	for f in out f1; do test_cmp "$TRASH/big" $f || exit 1; done
 '
 
 # A reader that leaves mid-stream: run TEE OPTION... f with stdout read
 # by `head -c 1M`; the status, stderr and whether f is complete must be
-# GNU's.  run_close DIR TEE OPTION...
-run_close() {
+# GNU's.  tee_run_close DIR TEE OPTION...: in DIR, f, err, status
+# (save_status), out and f.state, complete or cut.
+tee_run_close() {
 	d=$1
 	shift
 	mkdir -p $d &&
-	{ env --default-signal=PIPE "$@" $d/f <"$TRASH/big" 2>$d/err
-	  echo $? >$d/status; } | head -c $MiB >$d/out &&
+	(cd $d && save_status env --default-signal=PIPE "$@" f \
+		<"$TRASH/big" 2>err | head -c $MiB >out) &&
 	if cmp -s "$TRASH/big" $d/f; then echo complete; else echo cut; fi \
 		>$d/f.state
 }
@@ -199,8 +193,8 @@ run_close() {
 for opt in "" -p --output-error=warn --output-error=warn-nopipe \
 	--output-error=exit --output-error=exit-nopipe; do
 	test_expect_success "tee${opt:+ $opt}: stdout reader leaves after 1 MiB: as GNU" '
-		run_close gnu $GNU_TEE '$opt' &&
-		run_close sl tee '$opt' &&
+		tee_run_close gnu $GNU_TEE '$opt' &&
+		tee_run_close sl tee '$opt' &&
 		test_cmp gnu/status sl/status &&
 		test_cmp gnu/err sl/err &&
 		test_cmp gnu/f.state sl/f.state &&
@@ -209,13 +203,13 @@ for opt in "" -p --output-error=warn --output-error=warn-nopipe \
 done
 
 test_expect_success 'yes: reader leaves mid-stream: killed by SIGPIPE, as GNU' '
-	{ env --default-signal=PIPE yes 2>err; echo $? >status; } |
+	save_status env --default-signal=PIPE /usr/bin/yes 2>gnu.err |
 		head -c $((5 * MiB + 3)) >/dev/null &&
-	{ env --default-signal=PIPE /usr/bin/yes 2>gnu.err
-	  echo $? >gnu.status; } | head -c $((5 * MiB + 3)) >/dev/null &&
+	mv status gnu.status &&
+	save_status env --default-signal=PIPE yes 2>err |
+		head -c $((5 * MiB + 3)) >/dev/null &&
 	test_cmp gnu.status status &&
-	sigpipe_code >expect &&
-	test_cmp expect status &&
+	test_status $SIGPIPE_STATUS &&
 	test_must_be_empty err
 '
 

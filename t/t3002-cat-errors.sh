@@ -5,16 +5,6 @@
 . "$(dirname "$0")/test-lib.sh"
 
 SQ="'"
-SIGPIPE_STATUS=$(sigpipe_code)
-
-# test_cmp_v EXPECT ACTUAL: test_cmp, showing a difference as cat -v
-# would so that the report stays text.
-test_cmp_v() {
-	/usr/bin/cat -v "$1" >"$1.v" &&
-	/usr/bin/cat -v "$2" >"$2.v" &&
-	test_cmp "$1.v" "$2.v" &&
-	test_cmp "$1" "$2"
-}
 
 test_expect_success 'setup: inputs' '
 	printf "one\n" >"$TRASH/one" &&
@@ -85,18 +75,16 @@ test_expect_success "closed stdout${opt:+ ($opt)}, empty input: the same" '
 '
 
 test_expect_success "broken pipe${opt:+ ($opt)}: SIGPIPE kills cat silently" '
-	{ env --default-signal=PIPE cat $opt "$TRASH/big" 2>err
-	  echo $? >status; } | head -c 10 >/dev/null &&
-	echo "$SIGPIPE_STATUS" >expect &&
-	test_cmp expect status &&
+	save_status env --default-signal=PIPE cat $opt "$TRASH/big" 2>err |
+		head -c 10 >/dev/null &&
+	test_status $SIGPIPE_STATUS &&
 	test_must_be_empty err
 '
 
 test_expect_success "broken pipe${opt:+ ($opt)}, SIGPIPE ignored: write error" '
-	{ env --ignore-signal=PIPE cat $opt "$TRASH/big" "$TRASH/one" 2>err
-	  echo $? >status; } | head -c 10 >/dev/null &&
-	echo 1 >expect &&
-	test_cmp expect status &&
+	save_status env --ignore-signal=PIPE cat $opt "$TRASH/big" "$TRASH/one" \
+		2>err | head -c 10 >/dev/null &&
+	test_status 1 &&
 	echo "cat: write error: $(strerror EPIPE)" >expect &&
 	test_cmp expect err
 '
@@ -204,19 +192,17 @@ test_expect_success 'closed stdin, operands only: no message' '
 test_expect_success 'an unreadable file: Permission denied (not for root)' '
 	printf "secret\n" >f &&
 	chmod 000 f &&
-	cat "$TRASH/one" f >out 2>err
-	echo $? >status &&
+	save_status cat "$TRASH/one" f >out 2>err &&
 	chmod 644 f &&
 	if test_have_prereq ROOT
 	then
-		echo 0 >expect.status &&
+		test_status 0 &&
 		test_must_be_empty err
 	else
-		echo 1 >expect.status &&
+		test_status 1 &&
 		echo "cat: f: $(strerror EACCES)" >expect.err &&
 		test_cmp expect.err err
-	fi &&
-	test_cmp expect.status status
+	fi
 '
 
 test_expect_success 'an empty operand name' '
@@ -237,8 +223,8 @@ test_expect_success 'several bad operands: one message each, in order' '
 '
 
 # Names that need shell quoting, as GNU's quotef() writes them.
-# qtest TITLE NAME EXPECTED-QUOTED-NAME
-qtest() {
+# cat_qtest TITLE NAME EXPECTED-QUOTED-NAME
+cat_qtest() {
 	qname=$2
 	qexpect=$3
 	test_expect_success "quoting in messages: $1" '
@@ -250,11 +236,11 @@ qtest() {
 	'
 }
 
-qtest 'a space' 'a b' "'nodir/a b'"
-qtest 'a single quote' "a'b" "\"nodir/a'b\""
-qtest 'a dollar' 'a$b' "'nodir/a\$b'"
-qtest 'a newline' "$(printf 'n\nl')" "'nodir/n'\$'\\n''l'"
-qtest 'a high byte in the C locale' "$(printf '\303\251')" \
+cat_qtest 'a space' 'a b' "'nodir/a b'"
+cat_qtest 'a single quote' "a'b" "\"nodir/a'b\""
+cat_qtest 'a dollar' 'a$b' "'nodir/a\$b'"
+cat_qtest 'a newline' "$(printf 'n\nl')" "'nodir/n'\$'\\n''l'"
+cat_qtest 'a high byte in the C locale' "$(printf '\303\251')" \
 	"'nodir/'\$'\\303\\251'"
 
 test_expect_success 'quoting in a UTF-8 locale: a valid character stands' '

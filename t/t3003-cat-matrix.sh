@@ -7,6 +7,7 @@
 # with -nA.  The output must be exactly what GNU's cat makes of the
 # input: not one byte lost, added or reordered.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-fd.sh"
 
 SIZES="0 1 4095 4096 4097 65535 65536 65537 1048577"
 PRIOR="prior content
@@ -14,37 +15,12 @@ PRIOR="prior content
 GNU_CAT=/usr/bin/cat
 
 # Python ignores SIGPIPE and exec would pass that on: the wrappers
-# restore the default before they exec the command.
-
-# sockin CMD...: run CMD with stdin a unix stream socket that carries
-# this stdin, copied by a child process.
-sockin() {
-	test_python3 -c '
-import os, signal, socket, sys
-a, b = socket.socketpair()
-if os.fork() == 0:
-    b.close()
-    try:
-        while True:
-            d = os.read(0, 65536)
-            if not d:
-                break
-            a.sendall(d)
-        a.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-    os._exit(0)
-a.close()
-os.dup2(b.fileno(), 0)
-b.close()
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-os.execvp(sys.argv[1], sys.argv[1:])
-' "$@"
-}
+# (with_socket_stdin, sockout.py) restore the default before they exec
+# the command.
 
 # sockout.py CMD...: run CMD with stdout a unix stream socket, and copy
 # what comes out of it to this stdout; exit as CMD did.  A script, not a
-# function, as it may go after sockin; run as
+# function, as it may go after with_socket_stdin; run as
 # "$(python3_path)" -I -S "$TRASH/sockout.py" CMD...
 $GNU_CAT >"$TRASH/sockout.py" <<-\EOF
 	import os, signal, socket, sys
@@ -69,62 +45,62 @@ $GNU_CAT >"$TRASH/sockout.py" <<-\EOF
 # The command in front of cat: $SOCKOUT for a socket stdout, or nothing.
 OUTWRAP=
 
-# run_in SRC SIZE OPT: cat [OPT] with input SRC of SIZE bytes on stdout;
-# leave the status in status and stderr in err.  $OUTWRAP goes in front
-# of cat (the socket output).
-run_in() {
+# cat_run_in SRC SIZE OPT: cat [OPT] with input SRC of SIZE bytes on
+# stdout; leave the status in status (save_status) and stderr in err.
+# $OUTWRAP goes in front of cat (the socket output).
+cat_run_in() {
 	src=$1 size=$2 opt=$3
 	case $src in
-	file)	$OUTWRAP cat $opt "$TRASH/in.$size" 2>err ;;
-	sparse)	$OUTWRAP cat $opt "$TRASH/sparse.$size" 2>err ;;
-	pipe)	$GNU_CAT "$TRASH/in.$size" | $OUTWRAP cat $opt 2>err ;;
+	file)	save_status $OUTWRAP cat $opt "$TRASH/in.$size" 2>err ;;
+	sparse)	save_status $OUTWRAP cat $opt "$TRASH/sparse.$size" 2>err ;;
+	pipe)	$GNU_CAT "$TRASH/in.$size" |
+			save_status $OUTWRAP cat $opt 2>err ;;
 	fifo)
 		rm -f fifo && mkfifo fifo &&
 		{ $GNU_CAT "$TRASH/in.$size" >fifo & } &&
-		$OUTWRAP cat $opt fifo 2>err ;;
+		save_status $OUTWRAP cat $opt fifo 2>err ;;
 	socket)	$GNU_CAT "$TRASH/in.$size" |
-			sockin $OUTWRAP cat $opt 2>err ;;
+			save_status with_socket_stdin $OUTWRAP cat $opt 2>err ;;
 	esac
-	echo $? >status
 	# If cat never opened the FIFO, let its writer go.
 	if [ -p fifo ]; then : <>fifo; fi
 	wait
 }
 
-# source_of SRC SIZE: the file that holds what SRC carries.
-source_of() {
+# cat_source_of SRC SIZE: the file that holds what SRC carries.
+cat_source_of() {
 	case $1 in
 	sparse)	echo "$TRASH/sparse.$2" ;;
 	*)	echo "$TRASH/in.$2" ;;
 	esac
 }
 
-# check SRC OUT SIZE OPT: cat [OPT] from SRC to OUT gives GNU's output.
-check() {
+# cat_matrix_check SRC OUT SIZE OPT: cat [OPT] from SRC to OUT gives
+# GNU's output.
+cat_matrix_check() {
 	src=$1 out=$2 size=$3 opt=$4
 	rm -f out status err
 	OUTWRAP=
 	case $out in
-	pipe)	{ run_in $src $size "$opt"; } | $GNU_CAT >out ;;
-	file)	run_in $src $size "$opt" >out ;;
-	append)	printf "$PRIOR" >out && run_in $src $size "$opt" >>out ;;
-	null)	run_in $src $size "$opt" >/dev/null ;;
+	pipe)	{ cat_run_in $src $size "$opt"; } | $GNU_CAT >out ;;
+	file)	cat_run_in $src $size "$opt" >out ;;
+	append)	printf "$PRIOR" >out && cat_run_in $src $size "$opt" >>out ;;
+	null)	cat_run_in $src $size "$opt" >/dev/null ;;
 	socket)	OUTWRAP="$(python3_path) -I -S $TRASH/sockout.py" &&
-		run_in $src $size "$opt" >out ;;
+		cat_run_in $src $size "$opt" >out ;;
 	esac
-	in=$(source_of $src $size)
+	in=$(cat_source_of $src $size)
 	{
 		if [ $out = append ]; then printf "$PRIOR"; fi
 		$GNU_CAT $opt "$in"
 	} >expect
-	echo 0 >expect.status
-	if ! test_cmp expect.status status || ! test_must_be_empty err; then
-		echo "check: $src to $out, $size bytes, cat $opt"
+	if ! test_status 0 || ! test_must_be_empty err; then
+		echo "cat_matrix_check: $src to $out, $size bytes, cat $opt"
 		return 1
 	fi
 	[ $out = null ] && return 0
 	if ! cmp -s expect out; then
-		echo "check: $src to $out, $size bytes, cat $opt: output differs"
+		echo "cat_matrix_check: $src to $out, $size bytes, cat $opt: output differs"
 		cmp expect out
 		return 1
 	fi
@@ -156,7 +132,7 @@ for opt in "" -nA; do
 			esac
 			test_expect_success $prereq "$title" '
 				for size in $SIZES; do
-					check $src $out $size "$opt" || exit 1
+					cat_matrix_check $src $out $size "$opt" || exit 1
 				done
 			'
 		done
@@ -168,26 +144,24 @@ for opt in "" -nA; do
 		test_expect_success DEVFULL "$src to /dev/full, cat ${opt:-(no option)}" '
 			for size in 0 1 65537; do
 				rm -f status err &&
-				run_in $src $size "$opt" >/dev/full || exit 1
+				cat_run_in $src $size "$opt" >/dev/full || exit 1
 				if [ $size = 0 ]; then
-					echo 0 >expect.status &&
+					test_status 0 &&
 					test_must_be_empty err || exit 1
 				else
-					echo 1 >expect.status &&
+					test_status 1 &&
 					echo "cat: write error: $(strerror ENOSPC)" \
 						>expect.err &&
 					test_cmp expect.err err || exit 1
 				fi
-				test_cmp expect.status status || exit 1
 			done
 		'
 
 		test_expect_success "$src to a closed stdout, cat ${opt:-(no option)}" '
 			for size in 0 65537; do
 				rm -f status err &&
-				run_in $src $size "$opt" >&- &&
-				echo 1 >expect.status &&
-				test_cmp expect.status status &&
+				cat_run_in $src $size "$opt" >&- &&
+				test_status 1 &&
 				echo "cat: standard output: $(strerror EBADF)" \
 					>expect.err &&
 				test_cmp expect.err err || exit 1
@@ -197,18 +171,19 @@ for opt in "" -nA; do
 done
 
 test_expect_success 'a character device: /dev/zero until the reader leaves' '
-	{ env --default-signal=PIPE cat /dev/zero 2>err; echo $? >status; } |
+	save_status env --default-signal=PIPE cat /dev/zero 2>err |
 		head -c 1048577 >out &&
 	head -c 1048577 /dev/zero >expect &&
 	test_cmp expect out &&
-	sigpipe_code >expect.status &&
-	test_cmp expect.status status &&
+	test_status $SIGPIPE_STATUS &&
 	test_must_be_empty err
 '
 
 test_expect_success 'a character device: /dev/zero through -v, to a pipe' '
-	{ env --default-signal=PIPE cat -v /dev/zero 2>err; echo $? >status; } |
+	save_status env --default-signal=PIPE cat -v /dev/zero 2>err |
 		head -c 65537 >out &&
+	test_status $SIGPIPE_STATUS &&
+	test_must_be_empty err &&
 	head -c 65536 /dev/zero | $GNU_CAT -v | head -c 65537 >expect &&
 	test_cmp expect out
 '

@@ -319,6 +319,16 @@ yes_prefix() {
 	test_is_prefix "$f" prefix
 }
 
+# test_cmp_v EXPECT ACTUAL: test_cmp, but a difference is shown as cat -v
+# shows it, so that the report stays text; then the bytes are compared.
+# The cat is the system's, never the cat under test.
+test_cmp_v() {
+	/usr/bin/cat -v "$1" >"$1.v" &&
+	/usr/bin/cat -v "$2" >"$2.v" &&
+	test_cmp "$1.v" "$2.v" &&
+	test_cmp "$1" "$2"
+}
+
 # test_must_be_empty FILE: FILE exists and is empty.
 test_must_be_empty() {
 	[ -f "$1" ] && ! [ -s "$1" ] && return 0
