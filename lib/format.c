@@ -455,6 +455,7 @@ lines(struct fmt *f, unsigned s, const unsigned char *in,
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /*
@@ -467,12 +468,26 @@ lines(struct fmt *f, unsigned s, const unsigned char *in,
 /* What the loops of lines look ahead for an LF: 4 loads of 32 bytes. */
 #define LOOK	128
 
+/*
+ * Return 1 if the CPU has AVX2, BMI and POPCNT and the kernel saves the
+ * AVX registers.  Asked with cpuid(2) here, when a transformation is
+ * wanted, not with __builtin_cpu_supports, whose libgcc constructor
+ * would run cpuid at every start of the program: in a virtual machine
+ * each cpuid traps to the hypervisor, and `echo x | cat` pays for it.
+ */
 static int
 wide_cpu(void)
 {
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") &&
-	    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("popcnt");
+	unsigned a, b, c, d, lo, hi;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_POPCNT) ||
+	    !(c & bit_OSXSAVE) || !(c & bit_AVX))
+		return 0;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	if ((lo & 6) != 6)	/* XMM and YMM state */
+		return 0;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+	    (b & bit_AVX2) && (b & bit_BMI);
 }
 
 /*
