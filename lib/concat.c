@@ -75,8 +75,8 @@ would_wait(int in)
 static int
 add_formatted(struct sl_cat *c, enum sl_side *side)
 {
-	if (c->inbuf == NULL &&
-	    ((c->inbuf = malloc(FMT_IN)) == NULL ||
+	if ((c->inbuf == NULL && (c->inbuf = malloc(FMT_IN)) == NULL) ||
+	    (c->outbuf == NULL &&
 	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_IN))) == NULL)) {
 		*side = SL_OUTPUT;
 		return -1;
