@@ -140,7 +140,7 @@ limit(struct fan *f, size_t lim)
 		if (o->room > 0 && (size_t)o->room < lim)
 			lim = o->room;
 	}
-	/* Half a page still moves something. */
+	/* Never 0: a chunk of one byte still moves. */
 	return lim > 0 ? lim : 1;
 }
 
