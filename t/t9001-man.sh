@@ -4,11 +4,11 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-man.sh"
 
-test_expect_success 'yes.1: mandoc -Tlint is clean' '
+test_expect_success MANDOC 'yes.1: mandoc -Tlint is clean' '
 	man_lint yes.1
 '
 
-test_expect_success 'tee.1: mandoc -Tlint is clean' '
+test_expect_success MANDOC 'tee.1: mandoc -Tlint is clean' '
 	man_lint tee.1
 '
 

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-man.sh"
 
-test_expect_success 'cat.1: mandoc -Tlint is clean' '
+test_expect_success MANDOC 'cat.1: mandoc -Tlint is clean' '
 	man_lint cat.1
 '
 

@@ -52,7 +52,7 @@ test_expect_success MULTICALL 'sluice.1 documents the options of --help' '
 	man_documents sluice.1 $(cat opts)
 '
 
-test_expect_success 'sluice.1: mandoc -Tlint is clean' '
+test_expect_success MANDOC 'sluice.1: mandoc -Tlint is clean' '
 	man_lint sluice.1
 '
 
