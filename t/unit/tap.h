@@ -245,4 +245,40 @@ exited_ok(pid_t pid)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/*
+ * The test data: the byte at offset I is not periodic in any power of
+ * two, so that a lost or repeated page shows.
+ */
+static inline char
+pat(size_t i)
+{
+	return 'a' + (i * 7 + i / 4099) % 26;
+}
+
+/* LEN bytes of the test data from offset FROM, in a new buffer. */
+static inline char *
+pattern(size_t from, size_t len)
+{
+	char *buf = xmalloc(len);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pat(from + i);
+	return buf;
+}
+
+/* Return 1 if file FD holds exactly the LEN bytes of WANT. */
+static inline int
+file_holds(int fd, const char *want, size_t len)
+{
+	char *got = xmalloc(len + 1);
+	ssize_t n = pread(fd, got, len + 1, 0);
+	int same = n == (ssize_t)len && memcmp(got, want, len) == 0;
+
+	if (!same)
+		printf("# file holds %zd bytes, %zu expected\n", n, len);
+	free(got);
+	return same;
+}
+
 #endif

@@ -20,26 +20,6 @@
 
 #define MiB	(1UL << 20)
 
-/* The byte at offset I of the test data: not periodic in any power of
- * two, so a lost or repeated page shows. */
-static char
-pat(size_t i)
-{
-	return 'a' + (i * 7 + i / 4099) % 26;
-}
-
-/* LEN bytes of the test data from offset 0. */
-static char *
-pattern(size_t len)
-{
-	char *buf = xmalloc(len);
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = pat(i);
-	return buf;
-}
-
 /* The read end of a pipe a child fills with the LEN bytes of BUF; the
  * child is *PID. */
 static int
@@ -77,20 +57,6 @@ sink(int p[2], int *keep)
 	close(p[0]);
 	p[0] = -1;
 	return pid;
-}
-
-/* Return 1 if file FD holds exactly the LEN bytes of WANT. */
-static int
-holds(int fd, const char *want, size_t len)
-{
-	char *got = xmalloc(len + 1);
-	ssize_t n = pread(fd, got, len + 1, 0);
-	int same = n == (ssize_t)len && memcmp(got, want, len) == 0;
-
-	if (!same)
-		printf("# file holds %zd bytes, %zu expected\n", n, len);
-	free(got);
-	return same;
 }
 
 /* sl_cat_open, or bail out. */
@@ -139,10 +105,10 @@ static void
 test_mixed_to_file(void)
 {
 	size_t len = 4 * MiB + 7;
-	char *data = pattern(len);
+	char *data = pattern(0, len);
 	int out = xtmpfile();
 
-	ok(cat_mixed(out, data, len) && holds(out, data, len),
+	ok(cat_mixed(out, data, len) && file_holds(out, data, len),
 	    "file, empty file, pipe, small file, file -> a file: byte-exact");
 	close(out);
 	free(data);
@@ -152,7 +118,7 @@ static void
 test_mixed_to_pipe(void)
 {
 	size_t len = 4 * MiB + 7;
-	char *data = pattern(len);
+	char *data = pattern(0, len);
 	int out[2], keep, good;
 	pid_t pid;
 
@@ -160,7 +126,7 @@ test_mixed_to_pipe(void)
 	pid = sink(out, &keep);
 	good = cat_mixed(out[1], data, len);
 	close(out[1]);
-	ok(good && exited_ok(pid) && holds(keep, data, len),
+	ok(good && exited_ok(pid) && file_holds(keep, data, len),
 	    "file, empty file, pipe, small file, file -> a pipe: byte-exact");
 	close(keep);
 	free(data);
@@ -170,7 +136,7 @@ static void
 test_mixed_to_devnull(void)
 {
 	size_t len = 4 * MiB + 7;
-	char *data = pattern(len);
+	char *data = pattern(0, len);
 	int out = xopen("/dev/null", O_WRONLY);
 
 	ok(cat_mixed(out, data, len), "the same inputs -> /dev/null: no error");
@@ -195,7 +161,7 @@ cat_texts(unsigned flags, const char *const *in, const char *want)
 		close(fd);
 	}
 	good &= sl_cat_close(c) == 0;
-	good &= holds(out, want, strlen(want));
+	good &= file_holds(out, want, strlen(want));
 	close(out);
 	return good;
 }
@@ -243,7 +209,7 @@ test_number_pipe_input(void)
 	close(in);
 	r3 = sl_cat_close(c);
 	ok(r1 == 0 && r2 == 0 && r3 == 0 && exited_ok(pid) &&
-	    holds(out, want, strlen(want)),
+	    file_holds(out, want, strlen(want)),
 	    "SL_CAT_NUMBER: a pipe, then a file, numbered on");
 	close(out);
 }
@@ -268,7 +234,7 @@ test_input_dir(unsigned flags, const char *name)
 	    "%s: a directory as input: -1 EISDIR, SL_INPUT", name);
 	r3 = sl_cat_add(c, b, &side);
 	r4 = sl_cat_close(c);
-	ok(r3 == 0 && r4 == 0 && holds(out, want, strlen(want)),
+	ok(r3 == 0 && r4 == 0 && file_holds(out, want, strlen(want)),
 	    "%s: the inputs around the directory all go out", name);
 	close(a);
 	close(b);
@@ -308,7 +274,7 @@ static void
 test_devfull(void)
 {
 	size_t big = MiB;
-	char *data = pattern(big);
+	char *data = pattern(0, big);
 	int full = open("/dev/full", O_WRONLY), i;
 
 	if (full == -1) {
@@ -346,7 +312,7 @@ test_close_flushes(void)
 		printf("# before sl_cat_close the output holds %lld bytes\n",
 		    (long long)st.st_size);
 	r2 = sl_cat_close(c);
-	ok(r1 == 0 && r2 == 0 && holds(out, want, strlen(want)),
+	ok(r1 == 0 && r2 == 0 && file_holds(out, want, strlen(want)),
 	    "sl_cat_close writes what the transformation held");
 	close(in);
 	close(out);
@@ -408,7 +374,7 @@ test_nothing(void)
 	c = xcat_open(out, SL_CAT_NUMBER);
 	r2 = sl_cat_add(c, in, &side);
 	r3 = sl_cat_close(c);
-	ok(r1 == 0 && r2 == 0 && r3 == 0 && holds(out, "", 0),
+	ok(r1 == 0 && r2 == 0 && r3 == 0 && file_holds(out, "", 0),
 	    "no input, or an empty one: nothing written, no error");
 	close(in);
 	close(out);

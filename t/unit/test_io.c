@@ -16,25 +16,6 @@
 
 #define BIG	(3u << 20)
 
-/* The byte at offset I of the test pattern: not periodic in any power
- * of two, so a lost or repeated page shows. */
-static char
-pat(size_t i)
-{
-	return 'a' + (i * 7 + i / 4099) % 26;
-}
-
-static char *
-pattern(size_t len)
-{
-	char *buf = xmalloc(len);
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = pat(i);
-	return buf;
-}
-
 /*
  * Fork a reader of FD (closing OTHER, the pipe's write end, so that it
  * sees end of file when the parent closes its own) that waits DELAY_MS, then reads with CHUNK-byte
@@ -76,7 +57,7 @@ reader(int fd, int other, size_t skip, size_t len, size_t chunk, int delay_ms)
 static void
 test_write_all_slow_reader(void)
 {
-	char *buf = pattern(BIG);
+	char *buf = pattern(0, BIG);
 	int p[2], r;
 	pid_t pid;
 
@@ -94,7 +75,7 @@ static void
 test_write_all_odd_sizes(void)
 {
 	size_t sizes[] = { 1, 4095, 4097, 65537, 1000003 };
-	char *buf = pattern(1000003);
+	char *buf = pattern(0, 1000003);
 	size_t i;
 	int good = 1;
 
@@ -129,7 +110,7 @@ fill(int fd)
 static void
 test_write_all_nonblock_full(void)
 {
-	char *buf = pattern(BIG);
+	char *buf = pattern(0, BIG);
 	int p[2], r, full;
 	size_t junk;
 	pid_t pid;
@@ -214,7 +195,7 @@ test_write_all_zero(void)
 static void
 test_write_all_file(void)
 {
-	char *buf = pattern(1000003), *back = xmalloc(1000003);
+	char *buf = pattern(0, 1000003), *back = xmalloc(1000003);
 	int fd = xtmpfile();
 	int good;
 
@@ -384,7 +365,7 @@ test_read_some_errors(void)
 static void
 test_read_exact_pieces(void)
 {
-	char *want = pattern(300001), *got = xmalloc(300001);
+	char *want = pattern(0, 300001), *got = xmalloc(300001);
 	int p[2], r;
 	pid_t pid;
 

@@ -35,26 +35,6 @@
 #define FAST(p)		(p)
 #endif
 
-/* The byte at offset I of the test data: not periodic in any power of
- * two, so a lost or repeated page shows. */
-static char
-pat(size_t i)
-{
-	return 'a' + (i * 7 + i / 4099) % 26;
-}
-
-/* LEN bytes of the test data from offset FROM. */
-static char *
-pattern(size_t from, size_t len)
-{
-	char *buf = xmalloc(len);
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		buf[i] = pat(from + i);
-	return buf;
-}
-
 /* Say SLUICE_ZEROCOPY=V, or unset it if V is NULL. */
 static void
 zerocopy_env(const char *v)
@@ -132,20 +112,6 @@ sink(int fd, int other, int delay_ms, size_t chunk, int *keep)
 	}
 	close(fd);
 	return pid;
-}
-
-/* Return 1 if file FD holds exactly the LEN bytes of WANT. */
-static int
-holds(int fd, const char *want, size_t len)
-{
-	char *got = xmalloc(len + 1);
-	ssize_t n = pread(fd, got, len + 1, 0);
-	int same = n == (ssize_t)len && memcmp(got, want, len) == 0;
-
-	if (!same)
-		printf("# file holds %zd bytes, %zu expected\n", n, len);
-	free(got);
-	return same;
 }
 
 /* Return 1 if FD's offset is AT. */
@@ -239,7 +205,7 @@ test_pipe_to_pipe(void)
 	close(in);
 	ok(good_run(moved, len, used, RW | ZC(PATH_SPLICE)) &&
 	    l.path == FAST(PATH_SPLICE) && exited_ok(fpid) &&
-	    exited_ok(spid) && holds(keep, data, len),
+	    exited_ok(spid) && file_holds(keep, data, len),
 	    "pipe -> pipe: read/write on probation, then splice; every byte");
 	link_free(&l);
 	close(keep);
@@ -266,7 +232,7 @@ test_file_to_pipe(void)
 	close(out[1]);
 	ok(good_run(moved, len, used, RW | ZC(PATH_SPLICE)) &&
 	    l.path == FAST(PATH_SPLICE) && offset_is(in, len) &&
-	    exited_ok(spid) && holds(keep, data, len),
+	    exited_ok(spid) && file_holds(keep, data, len),
 	    "file -> pipe: splice; every byte, the input offset at its end");
 	link_free(&l);
 	close(in);
@@ -293,7 +259,7 @@ test_pipe_to_file(void)
 	close(in);
 	ok(good_run(moved, len, used, RW | ZC(PATH_SPLICE)) &&
 	    l.path == FAST(PATH_SPLICE) && exited_ok(fpid) &&
-	    offset_is(out, len) && holds(out, data, len),
+	    offset_is(out, len) && file_holds(out, data, len),
 	    "pipe -> file: splice; every byte");
 	link_free(&l);
 	close(out);
@@ -322,7 +288,7 @@ test_file_to_file(void)
 	    "file -> file: copy_file_range chosen, read/write first");
 	moved = run(&l, &used);
 	ok(good_run(moved, len, used, RW | ZC(PATH_COPY_RANGE)) &&
-	    offset_is(in, len) && offset_is(out, len) && holds(out, data, len),
+	    offset_is(in, len) && offset_is(out, len) && file_holds(out, data, len),
 	    "file -> file: copy_file_range; every byte, both offsets moved");
 	link_free(&l);
 	close(in);
@@ -357,7 +323,7 @@ test_file_no_size(void)
 	l.path = l.fast;	/* past probation */
 	moved = run(&l, &used);
 	ok(i.kind == K_FILE && good_run(moved, len, used, RW) &&
-	    holds(out, want, len),
+	    file_holds(out, want, len),
 	    "file of no size -> file: copy_file_range's 0 is confirmed by "
 	    "read(2), every byte");
 	link_free(&l);
@@ -414,7 +380,7 @@ test_file_to_socket(void)
 	close(s[1]);
 	ok(good_run(moved, len, used, RW | ZC(PATH_VIA_PIPE)) &&
 	    l.path == FAST(PATH_VIA_PIPE) && exited_ok(spid) &&
-	    holds(keep, data, len),
+	    file_holds(keep, data, len),
 	    "file -> socket: through the private pipe; every byte");
 	link_free(&l);
 	close(in);
@@ -441,7 +407,7 @@ test_socket_to_file(void)
 	close(in);
 	ok(good_run(moved, len, used, RW | ZC(PATH_VIA_PIPE)) &&
 	    l.path == FAST(PATH_VIA_PIPE) && exited_ok(fpid) &&
-	    holds(out, data, len),
+	    file_holds(out, data, len),
 	    "socket -> file: through the private pipe; every byte");
 	link_free(&l);
 	close(out);
@@ -466,7 +432,7 @@ test_append(void)
 	memcpy(want, "prior\n", 6);
 	memcpy(want + 6, data, len);
 	ok(l.fast == PATH_RW && good_run(moved, len, used, RW) &&
-	    holds(out, want, len + 6),
+	    file_holds(out, want, len + 6),
 	    "file -> O_APPEND file: read/write only, appended after what "
 	    "was there");
 	link_free(&l);
@@ -496,7 +462,7 @@ test_zerocopy_off(void)
 	close(out[1]);
 	ok(l.fast == PATH_RW && l.path == PATH_RW &&
 	    good_run(moved, len, used, RW) && exited_ok(spid) &&
-	    holds(keep, data, len),
+	    file_holds(keep, data, len),
 	    "SLUICE_ZEROCOPY=0: file -> pipe by read/write only; every byte");
 	link_free(&l);
 	close(in);
@@ -520,7 +486,7 @@ test_small_file(void)
 	link_fds(&l, &i, in, &o, out);
 	moved = run(&l, &used);
 	ok(good_run(moved, len, used, RW) && l.path == PATH_RW &&
-	    l.fast == FAST(PATH_COPY_RANGE) && holds(out, data, len),
+	    l.fast == FAST(PATH_COPY_RANGE) && file_holds(out, data, len),
 	    "a file of ZC_AFTER - 1 bytes: read/write only, no zero-copy "
 	    "set-up");
 	link_free(&l);
@@ -579,7 +545,7 @@ test_trickle(void)
 	if (n == 1000)
 		n = link_step(&l, STEP);
 	ok(n == 0 && good_run(moved, len, used, RW) && l.path == PATH_RW &&
-	    holds(out, data, len),
+	    file_holds(out, data, len),
 	    "pipe trickle of 1000-byte pieces: stays on read/write");
 	link_free(&l);
 	close(in[0]);
@@ -867,7 +833,7 @@ test_nonblock_output(const char *zc)
 	moved = run(&l, &used);
 	close(out[1]);
 	ok(good_run(moved, len, used, expect) && exited_ok(spid) &&
-	    holds(keep, data, len),
+	    file_holds(keep, data, len),
 	    "file -> non-blocking pipe, slow reader%s: waits, every byte, "
 	    "no error", zc == NULL ? "" : ", SLUICE_ZEROCOPY=0");
 	link_free(&l);
@@ -896,7 +862,7 @@ test_nonblock_input(void)
 	moved = run(&l, &used);
 	close(in);
 	ok(good_run(moved, len, used, RW | ZC(PATH_SPLICE)) &&
-	    exited_ok(fpid) && holds(out, data, len),
+	    exited_ok(fpid) && file_holds(out, data, len),
 	    "non-blocking pipe, slow writer -> file: waits, every byte");
 	link_free(&l);
 	close(out);
@@ -959,7 +925,7 @@ test_put_pipe(const char *zc)
 	r = put_all(&l, 40);
 	close(out[1]);
 	ok(r == 0 && l.path == expect && exited_ok(spid) &&
-	    holds(keep, want, 40 * sizeof putbuf),
+	    file_holds(keep, want, 40 * sizeof putbuf),
 	    "link_put into a pipe%s: 40 x 64 KiB, every byte",
 	    zc == NULL ? "" : ", SLUICE_ZEROCOPY=0");
 	link_free(&l);
@@ -980,7 +946,7 @@ test_put_file(void)
 	end_init(&o, out);
 	link_init(&l, NULL, &o);
 	r = put_all(&l, 5);
-	ok(r == 0 && l.path == PATH_RW && holds(out, want, 5 * sizeof putbuf),
+	ok(r == 0 && l.path == PATH_RW && file_holds(out, want, 5 * sizeof putbuf),
 	    "link_put into a file: write(2), every byte");
 	link_free(&l);
 	close(out);
@@ -1083,7 +1049,7 @@ test_retarget(void)
 	ok(good_run(m1, len1, used1, RW | ZC(PATH_VIA_PIPE)) &&
 	    good_run(m2, len2, used2, RW | ZC(PATH_VIA_PIPE)) &&
 	    good_run(m3, len3, used3, RW | ZC(PATH_SPLICE)) &&
-	    exited_ok(fpid) && exited_ok(spid) && holds(keep, data, len),
+	    exited_ok(fpid) && exited_ok(spid) && file_holds(keep, data, len),
 	    "link_retarget: file, file, pipe -> socket: every byte in order");
 #ifndef SLUICE_PORTABLE
 	ok(same_via && via[0] != -1,
