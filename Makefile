@@ -3,8 +3,8 @@
 
 include config.mk
 
-LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/io.c lib/pipe.c \
-	lib/repeat.c lib/xfer.c
+LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/handoff.c lib/io.c \
+	lib/pipe.c lib/repeat.c lib/xfer.c
 CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \

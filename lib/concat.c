@@ -6,7 +6,8 @@
  * With one (cat -n, -A, ...) the text is read, transformed in memory by
  * format.c, and written in large pieces; what is pending is written
  * before a read that would wait, so that cat -n on a terminal or a slow
- * pipe shows each line as it comes.
+ * pipe shows each line as it comes.  A long stream into a pipe is made
+ * in fresh pages and handed to the pipe without a copy (handoff.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +23,17 @@
 #define FMT_IN		(64u << 10)
 #define FMT_OUT		(128u << 10)
 
+/*
+ * The transformed bytes written by write(2) before an output pipe is
+ * handed the pages instead (handoff.c): a stream this long is worth a
+ * 2 MiB region at a time; a short one, or a trickle, never maps one.
+ */
+#define HANDOFF_AFTER	(4u << 20)
+
+/* The least input transformed into what is left of a region: less, and
+ * the region is handed over and a new one taken. */
+#define PIECE_MIN	4096u
+
 struct sl_cat {
 	struct end out;
 	struct end in;
@@ -30,7 +42,12 @@ struct sl_cat {
 	unsigned flags;
 	char *inbuf;		/* FMT_IN bytes */
 	char *outbuf;		/* FMT_OUT + fmt_room(FMT_IN) bytes */
-	size_t pending;		/* transformed bytes not yet written */
+	size_t pending;		/* transformed bytes in outbuf not yet written */
+	size_t written;		/* bytes written from outbuf, up to the
+				   decision on handing off */
+	int decided;		/* whether to hand off was decided */
+	int handing;		/* the output goes by handoff */
+	struct handoff ho;
 };
 
 struct sl_cat *
@@ -47,19 +64,95 @@ sl_cat_open(int out, unsigned flags)
 	return c;
 }
 
+/* The transformed bytes not yet written or handed over. */
+static size_t
+pending(const struct sl_cat *c)
+{
+	return c->handing ? c->ho.fill - c->ho.start : c->pending;
+}
+
 /*
- * Write the pending transformed bytes; return 0, or -1 with errno set.
- * An output pipe grows with this traffic as with zero-copy's.
+ * Return 1 if C's output, a long stream so far, may be handed the pages
+ * it is made in: a pipe (not in packet mode, whose reader must get each
+ * write as a packet) that zero-copy may use, on a system with huge
+ * pages.
+ */
+static int
+handoff_warranted(const struct sl_cat *c)
+{
+	return c->out.kind == K_PIPE && c->out.write_end && !c->out.append &&
+	    !c->out.packets && zerocopy_allowed() && handoff_available();
+}
+
+/*
+ * Write or hand over the pending transformed bytes; return 0, or -1
+ * with errno set.  An output pipe grows with this traffic as with
+ * zero-copy's.
  */
 static int
 flush(struct sl_cat *c)
 {
-	int r = write_all(c->out.fd, c->outbuf, c->pending);
+	size_t n = pending(c);
+	int r;
 
+	if (c->handing) {
+		r = handoff_send(&c->ho, c->out.fd);
+		if (r == -1 && !c->ho.sent && is_refusal(errno)) {
+			/* The pipe takes no vmsplice: write, now and on. */
+			r = write_all(c->out.fd, c->ho.base + c->ho.start, n);
+			handoff_free(&c->ho);
+			c->handing = 0;
+		}
+	} else {
+		r = write_all(c->out.fd, c->outbuf, n);
+		c->pending = 0;
+		c->written += n;
+		if (r == 0 && !c->decided && c->written >= HANDOFF_AFTER) {
+			c->decided = 1;
+			if ((c->handing = handoff_warranted(c))) {
+				free(c->outbuf);
+				c->outbuf = NULL;
+			}
+		}
+	}
 	if (r == 0)
-		pipe_carried(&c->out, c->pending);
-	c->pending = 0;
+		pipe_carried(&c->out, n);
 	return r;
+}
+
+/*
+ * Transform the LEN <= FMT_IN bytes at IN into the output, flushing
+ * what fills up.  Return 0, or -1 with errno set (an output error).
+ */
+static int
+transform(struct sl_cat *c, const char *in, size_t len)
+{
+	size_t k, room;
+	char *o;
+
+	while (c->handing) {
+		room = handoff_room(&c->ho);
+		k = fmt_fits(room) < len ? fmt_fits(room) : len;
+		if (fmt_room(k) <= room && (k == len || k >= PIECE_MIN)) {
+			if ((o = handoff_space(&c->ho)) == NULL) {
+				c->handing = 0;	/* no memory: write */
+				break;
+			}
+			handoff_wrote(&c->ho, fmt_run(&c->fmt, in, k, o));
+			in += k;
+			len -= k;
+			if (len == 0)
+				return 0;
+		} else if (flush(c) == -1)
+			return -1;
+		else
+			handoff_free(&c->ho);
+	}
+	if (c->outbuf == NULL &&
+	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_IN))) == NULL)
+		return -1;
+	c->pending += fmt_run(&c->fmt, in, len, c->outbuf + c->pending);
+	return c->pending >= FMT_OUT ? flush(c) : 0;
 }
 
 /* Return 1 if a read of IN would wait: nothing is there yet. */
@@ -75,16 +168,14 @@ would_wait(int in)
 static int
 add_formatted(struct sl_cat *c, enum sl_side *side)
 {
-	if ((c->inbuf == NULL && (c->inbuf = malloc(FMT_IN)) == NULL) ||
-	    (c->outbuf == NULL &&
-	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_IN))) == NULL)) {
+	if (c->inbuf == NULL && (c->inbuf = malloc(FMT_IN)) == NULL) {
 		*side = SL_OUTPUT;
 		return -1;
 	}
 	for (;;) {
 		ssize_t n;
 
-		if (c->pending > 0 && c->in.kind != K_FILE &&
+		if (pending(c) > 0 && c->in.kind != K_FILE &&
 		    would_wait(c->in.fd) && flush(c) == -1) {
 			*side = SL_OUTPUT;
 			return -1;
@@ -93,17 +184,12 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 			*side = SL_INPUT;
 			return -1;
 		}
+		*side = SL_OUTPUT;
 		/* The end of an input is a read that waits, as GNU has it. */
-		if (n == 0) {
-			*side = SL_OUTPUT;
+		if (n == 0)
 			return flush(c);
-		}
-		c->pending += fmt_run(&c->fmt, c->inbuf, n,
-		    c->outbuf + c->pending);
-		if (c->pending >= FMT_OUT && flush(c) == -1) {
-			*side = SL_OUTPUT;
+		if (transform(c, c->inbuf, n) == -1)
 			return -1;
-		}
 	}
 }
 
@@ -129,12 +215,12 @@ sl_cat_close(struct sl_cat *c)
 	int r = 0, saved;
 
 	/* The end of the text: what the transformation held back. */
-	if (c->flags != 0 && c->outbuf != NULL)
-		c->pending += fmt_run(&c->fmt, c->inbuf, 0,
-		    c->outbuf + c->pending);
-	if (c->pending > 0)
+	if (c->flags != 0 && c->inbuf != NULL)
+		r = transform(c, c->inbuf, 0);
+	if (r == 0 && pending(c) > 0)
 		r = flush(c);
 	saved = errno;
+	handoff_free(&c->ho);
 	link_free(&c->link);
 	free(c->inbuf);
 	free(c->outbuf);

@@ -24,6 +24,8 @@ struct end {
 	int append;		/* O_APPEND: only write(2) lands at the end */
 	int write_end;		/* open for writing (a pipe's write end) */
 	int records;		/* a socket that keeps each write apart */
+	int packets;		/* a pipe in packet mode (O_DIRECT): each
+				   write(2) its own packet */
 	dev_t dev;		/* which file it is, to tell two ends apart */
 	ino_t ino;
 	long size;		/* a pipe's capacity in bytes, 0 until asked */
@@ -98,6 +100,38 @@ int read_exact(int fd, void *buf, size_t len);
  * a bigger pipe does not move data faster here.
  */
 #define PIPE_MAX	(1L << 20)
+
+/*
+ * handoff.c: a region of fresh memory written once, front to back, and
+ * handed to a pipe with vmsplice(2) part by part.  The pages handed
+ * over are never written again.
+ */
+struct handoff {
+	char *base;		/* the region, or NULL */
+	size_t start;		/* the first byte not handed over yet */
+	size_t fill;		/* the end of the bytes written */
+	int sent;		/* bytes went by vmsplice: no refusal now */
+};
+
+/* Return SIZE bytes of fresh memory (with HUGE, 2 MiB-aligned, asking
+ * for huge pages) that munmap(p, SIZE) frees; NULL, errno set. */
+char *map_memory(size_t size, int huge);
+/* Return 1 if handing off is worth it here (huge pages). */
+int handoff_available(void);
+/* The bytes that can still be written in H's region (a new region's
+ * if there is none). */
+size_t handoff_room(const struct handoff *h);
+/* Where the next bytes go, mapping a region if there is none; NULL,
+ * errno set, if it cannot be mapped. */
+char *handoff_space(struct handoff *h);
+/* N bytes were written at handoff_space(H). */
+void handoff_wrote(struct handoff *h, size_t n);
+/* Hand the bytes written to pipe FD, all of them (EINTR retried,
+ * EAGAIN waited); a full region is then let go.  Return 0, or -1 with
+ * errno set: a refusal (is_refusal) with H->sent 0 moved nothing. */
+int handoff_send(struct handoff *h, int fd);
+/* Let H's region go (what was handed over stays the pipe's). */
+void handoff_free(struct handoff *h);
 
 /* pipe.c */
 long pipe_size(struct end *e);

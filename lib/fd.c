@@ -59,6 +59,7 @@ end_init(struct end *e, int fd)
 	}
 	e->append = (fl & O_APPEND) != 0;
 	e->write_end = (fl & O_ACCMODE) != O_RDONLY;
+	e->packets = e->kind == K_PIPE && (fl & O_DIRECT) != 0;
 }
 
 /* Return 1 unless SLUICE_ZEROCOPY=0 or the build asks for read/write. */

@@ -15,7 +15,7 @@
 
 static void cache_num(struct fmt *);
 static int wide_cpu(void);
-static void init_spread(struct fmt *);
+static void init_quad(struct fmt *);
 
 void
 fmt_init(struct fmt *f, unsigned flags)
@@ -74,7 +74,7 @@ fmt_init(struct fmt *f, unsigned flags)
 		f->vislen[c] = n;
 	}
 	if (f->wide)
-		init_spread(f);
+		init_quad(f);
 }
 
 /*
@@ -87,6 +87,12 @@ fmt_room(size_t len)
 {
 	/* The first byte of a line may bring its number. */
 	return len * (NUM_MAX + VIS_MAX) + 2;
+}
+
+size_t
+fmt_fits(size_t room)
+{
+	return room < 2 ? 0 : (room - 2) / (NUM_MAX + VIS_MAX);
 }
 
 /* Count one more line, as GNU's next_line_num() does. */
@@ -491,44 +497,47 @@ wide_cpu(void)
 }
 
 /*
- * For each set M of the 8 bytes of a word that -v -E -T show as two,
- * the pshufb control that spreads [the 8 second bytes | their 8 first
- * bytes] to the output: 8 + popcount(M) bytes, the rest zeros.
+ * For each group of 4 bytes, by which of them take a one-byte prefix
+ * (bits 0-3 of G: "^" or "$") and which "M-" (bits 4-7), the pshufb
+ * control that picks their output from 4 slots of 4 bytes, one a byte:
+ * "M", "-", the prefix, the byte as shown last.
  */
 static void
-init_spread(struct fmt *f)
+init_quad(struct fmt *f)
 {
-	int m, i, j;
+	int g, i, j;
 
-	for (m = 0; m < 256; m++) {
-		for (i = j = 0; i < 8; i++) {
-			if (m >> i & 1)
-				f->spread[m][j++] = 8 + i;
-			f->spread[m][j++] = i;
+	for (g = 0; g < 256; g++) {
+		for (i = j = 0; i < 4; i++) {
+			if (g >> (4 + i) & 1) {
+				f->quad[g][j++] = 4 * i;
+				f->quad[g][j++] = 4 * i + 1;
+			}
+			if (g >> i & 1)
+				f->quad[g][j++] = 4 * i + 2;
+			f->quad[g][j++] = 4 * i + 3;
 		}
+		f->quadlen[g] = j;
 		while (j < 16)
-			f->spread[m][j++] = 0x80;
+			f->quad[g][j++] = 0x80;
 	}
 }
 
-/*
- * Store the 8 bytes of X (its low half) at O, each that M marks after
- * its first byte (X's high half); return the end of what was stored.
- */
-static inline __attribute__((always_inline)) WIDE char *
-spread(const struct fmt *f, __m128i x, unsigned m, char *o)
-{
-	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)
-	    f->spread[m]);
+/* The control of init_quad for group G. */
+#define QUAD(f, g) \
+	_mm_loadu_si128((const __m128i *)(const void *)(f)->quad[g])
 
-	_mm_storeu_si128((__m128i *)(void *)o, _mm_shuffle_epi8(x, c));
-	return o + 8 + __builtin_popcount(m);
+/* Store at O the group Q pressed by init_quad's G; return its end. */
+static inline __attribute__((always_inline)) WIDE char *
+put_quad(const struct fmt *f, char *o, __m128i q, unsigned g)
+{
+	_mm_storeu_si128((__m128i *)(void *)o, q);
+	return o + f->quadlen[g];
 }
 
 /*
- * The 32 bytes at P one at a time, through the table, for a block the
- * wide loop cannot spread: one with a byte -v shows as 3 or 4 bytes,
- * or a CR that -E shows only before LF.  P[32] is there to look at.
+ * The 32 bytes at P one at a time, through the table, for a block with
+ * a CR that -E shows only before LF.  P[32] is there to look at.
  */
 static inline __attribute__((always_inline)) WIDE char *
 by_table(const struct fmt *f, unsigned s, const unsigned char *p, char *o)
@@ -552,10 +561,13 @@ by_table(const struct fmt *f, unsigned s, const unsigned char *p, char *o)
 
 /*
  * run() for the byte mappings (no S_LINES), 32 bytes at a time, while
- * more than 32 are left; the caller's run() does the rest.  Every
- * byte the ASCII options change becomes two: '^' and the byte with bit
- * 6 flipped (^A, ^?, ^I), or '$' and LF; so a block is spread by
- * shuffles, 8 bytes each, with no branch per byte.
+ * more than 32 are left; the caller's run() does the rest.  Every byte
+ * the options change is shown as "M-" if in the high half, then "^" or
+ * "$" if a control, DEL, TAB under -T or LF under -E, then its low 7
+ * bits (bit 6 flipped for a control or DEL: ^A, ^?, ^I).  So a block
+ * of 32 is laid out as 32 slots "M-^c", and each group of 4 slots is
+ * pressed together by one shuffle whose control only depends on which
+ * prefixes its 4 bytes take: no branch per byte.
  */
 static inline __attribute__((always_inline)) WIDE char *
 wide_run(const struct fmt *f, unsigned s, const unsigned char **pp,
@@ -563,62 +575,79 @@ wide_run(const struct fmt *f, unsigned s, const unsigned char **pp,
 {
 	const unsigned char *p = *pp;
 	const __m256i lf = _mm256_set1_epi8('\n'), tab = _mm256_set1_epi8('\t');
-	const __m256i zero = _mm256_setzero_si256();
-	__m256i v, e, nl, two, one;
-	__m128i lo1, lo2, hi1, hi2;
-	unsigned m, slow;
+	const __m256i seven = _mm256_set1_epi8(0x7f);
+	const __m256i m_dash = _mm256_set1_epi16('M' | '-' << 8);
+	__m256i v, low, ctl, nl, c, d, cd0, cd1, q0, q1, q2, q3;
+	uint32_t x, y, ev, od;
 
 	while (end - p > 32) {
 		v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		nl = s & S_LF ? _mm256_cmpeq_epi8(v, lf) : _mm256_setzero_si256();
 		if (s & S_VIS) {
-			/* Signed: the high half counts as below ' ' too. */
-			e = _mm256_or_si256(
-			    _mm256_cmpgt_epi8(_mm256_set1_epi8(' '), v),
-			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f)));
+			/* The high half as the low half after "M-". */
+			low = _mm256_and_si256(v, seven);
+			ctl = _mm256_or_si256(
+			    _mm256_cmpgt_epi8(_mm256_set1_epi8(' '), low),
+			    _mm256_cmpeq_epi8(low, seven));
 			if (!(s & S_TAB))
-				e = _mm256_andnot_si256(
-				    _mm256_cmpeq_epi8(v, tab), e);
-			if (!(s & S_LF))
-				e = _mm256_andnot_si256(
-				    _mm256_cmpeq_epi8(v, lf), e);
-			slow = _mm256_movemask_epi8(v);
+				ctl = _mm256_andnot_si256(
+				    _mm256_cmpeq_epi8(v, tab), ctl);
+			ctl = _mm256_andnot_si256(_mm256_cmpeq_epi8(v, lf), ctl);
+			y = _mm256_movemask_epi8(v);
 		} else {
-			e = zero;
-			if (s & S_LF)
-				e = _mm256_cmpeq_epi8(v, lf);
-			if (s & S_TAB)
-				e = _mm256_or_si256(e,
-				    _mm256_cmpeq_epi8(v, tab));
-			slow = 0;
-			if (s & S_CR)
-				slow = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v,
-				    _mm256_set1_epi8('\r')));
+			low = v;
+			ctl = s & S_TAB ? _mm256_cmpeq_epi8(v, tab) :
+			    _mm256_setzero_si256();
+			y = 0;
+			if ((s & S_CR) && _mm256_movemask_epi8(
+			    _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r')))) {
+				o = by_table(f, s, p, o);
+				p += 32;
+				continue;
+			}
 		}
-		if (slow) {
-			o = by_table(f, s, p, o);
-			p += 32;
-			continue;
-		}
-		m = _mm256_movemask_epi8(e);
-		if (m == 0) {
+		x = _mm256_movemask_epi8(_mm256_or_si256(ctl, nl));
+		if ((x | y) == 0) {
 			_mm256_storeu_si256((__m256i *)(void *)o, v);
 			o += 32;
 			p += 32;
 			continue;
 		}
-		nl = s & S_LF ? _mm256_cmpeq_epi8(v, lf) : zero;
-		two = _mm256_xor_si256(v, _mm256_and_si256(
-		    _mm256_andnot_si256(nl, e), _mm256_set1_epi8(0x40)));
-		one = _mm256_xor_si256(_mm256_set1_epi8('^'),
+		c = _mm256_xor_si256(_mm256_set1_epi8('^'),
 		    _mm256_and_si256(nl, _mm256_set1_epi8('^' ^ '$')));
-		lo1 = _mm256_castsi256_si128(two);
-		lo2 = _mm256_castsi256_si128(one);
-		hi1 = _mm256_extracti128_si256(two, 1);
-		hi2 = _mm256_extracti128_si256(one, 1);
-		o = spread(f, _mm_unpacklo_epi64(lo1, lo2), m & 0xff, o);
-		o = spread(f, _mm_unpackhi_epi64(lo1, lo2), m >> 8 & 0xff, o);
-		o = spread(f, _mm_unpacklo_epi64(hi1, hi2), m >> 16 & 0xff, o);
-		o = spread(f, _mm_unpackhi_epi64(hi1, hi2), m >> 24, o);
+		d = _mm256_xor_si256(low,
+		    _mm256_and_si256(ctl, _mm256_set1_epi8(0x40)));
+		/* Slots of bytes 0-3 and 16-19 in q0, 4-7 and 20-23 in q1,
+		 * 8-11 and 24-27 in q2, 12-15 and 28-31 in q3. */
+		cd0 = _mm256_unpacklo_epi8(c, d);
+		cd1 = _mm256_unpackhi_epi8(c, d);
+		q0 = _mm256_unpacklo_epi16(m_dash, cd0);
+		q1 = _mm256_unpackhi_epi16(m_dash, cd0);
+		q2 = _mm256_unpacklo_epi16(m_dash, cd1);
+		q3 = _mm256_unpackhi_epi16(m_dash, cd1);
+		/* The init_quad index of each group: even groups in the bytes
+		 * of ev, odd ones in those of od. */
+		ev = (x & 0x0f0f0f0f) | (y & 0x0f0f0f0f) << 4;
+		od = (x >> 4 & 0x0f0f0f0f) | (y & 0xf0f0f0f0);
+		q0 = _mm256_shuffle_epi8(q0, _mm256_set_m128i(
+		    QUAD(f, ev >> 16 & 255), QUAD(f, ev & 255)));
+		q1 = _mm256_shuffle_epi8(q1, _mm256_set_m128i(
+		    QUAD(f, od >> 16 & 255), QUAD(f, od & 255)));
+		q2 = _mm256_shuffle_epi8(q2, _mm256_set_m128i(
+		    QUAD(f, ev >> 24), QUAD(f, ev >> 8 & 255)));
+		q3 = _mm256_shuffle_epi8(q3, _mm256_set_m128i(
+		    QUAD(f, od >> 24), QUAD(f, od >> 8 & 255)));
+		/* In order: each group's spare bytes are covered by the next. */
+		o = put_quad(f, o, _mm256_castsi256_si128(q0), ev & 255);
+		o = put_quad(f, o, _mm256_castsi256_si128(q1), od & 255);
+		o = put_quad(f, o, _mm256_castsi256_si128(q2), ev >> 8 & 255);
+		o = put_quad(f, o, _mm256_castsi256_si128(q3), od >> 8 & 255);
+		o = put_quad(f, o, _mm256_extracti128_si256(q0, 1),
+		    ev >> 16 & 255);
+		o = put_quad(f, o, _mm256_extracti128_si256(q1, 1),
+		    od >> 16 & 255);
+		o = put_quad(f, o, _mm256_extracti128_si256(q2, 1), ev >> 24);
+		o = put_quad(f, o, _mm256_extracti128_si256(q3, 1), od >> 24);
 		p += 32;
 	}
 	*pp = p;
@@ -937,7 +966,7 @@ wide_cpu(void)
 }
 
 static void
-init_spread(struct fmt *f)
+init_quad(struct fmt *f)
 {
 	(void)f;
 }

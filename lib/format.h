@@ -29,9 +29,11 @@ struct fmt {
 	int cr;			/* a CR ended the last buffer (-E, no -v) */
 	unsigned char vislen[256];	/* how each byte is shown: */
 	char vis[256][4];		/* "M-^?", "^I", itself */
-	unsigned char spread[256][16];	/* for each set of 8 bytes that
-					   -v -E -T show as 2, the shuffle
-					   that spreads them (wide only) */
+	unsigned char quad[256][16];	/* for each group of 4 bytes, by
+					   the prefixes they take, the
+					   shuffle that shows them (wide
+					   only) */
+	unsigned char quadlen[256];	/* and how many bytes it shows */
 };
 
 /* Start the transformation FLAGS asks for (SL_CAT_*). */
@@ -42,6 +44,10 @@ void fmt_init(struct fmt *f, unsigned flags);
  * and "M-^?" for each byte, and a carriage return held from before.
  */
 size_t fmt_room(size_t len);
+
+/* The most input bytes whose output surely fits in ROOM bytes: the
+ * largest LEN with fmt_room(LEN) <= ROOM (0 if none). */
+size_t fmt_fits(size_t room);
 
 /*
  * Transform the LEN bytes at IN into OUT, which has room for

@@ -3,9 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -19,12 +17,13 @@
  * stops doubling at 64 KiB and then moves, once, to a 2 MiB buffer on a
  * huge page: bigger than the pipe (1 MiB), so one vmsplice fills it, and
  * one page-table entry for all of it (measured: about 1.5x faster).
+ * The buffers are never unmapped: the pipe may still hold their pages
+ * when sl_repeat returns, and the caller is about to exit anyway.
  */
 #define FIRST	4096u
 #define RW_MAX	(128u << 10)
 #define ZC_MID	(64u << 10)
 #define ZC_MAX	(2u << 20)
-#define HUGE	(2u << 20)
 
 /* Largest multiple of LEN that is at most LIM, and at least LEN. */
 static size_t
@@ -44,33 +43,6 @@ replicate(char *buf, size_t fill, size_t cap)
 		memcpy(buf + fill, buf, k);
 		fill += k;
 	}
-}
-
-/*
- * Map SIZE bytes for the buffer; with HUGE, 2 MiB-aligned and asking for
- * huge pages.  It is never unmapped: the pipe may still hold its pages
- * when sl_repeat returns, and the caller is about to exit anyway.
- */
-static char *
-map(size_t size, int huge)
-{
-	size_t extra = huge ? HUGE : 0;
-	char *p;
-
-	if (size > SIZE_MAX - extra) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	p = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	if (huge) {
-		p += (HUGE - (uintptr_t)p % HUGE) % HUGE;
-		/* Only a hint: without it we still work, a little slower. */
-		madvise(p, size, MADV_HUGEPAGE);
-	}
-	return p;
 }
 
 int
@@ -95,7 +67,7 @@ sl_repeat(int fd, const char *line, size_t len)
 	end_init(&out, fd);
 	link_init(&l, NULL, &out);
 	max = whole_lines(len, l.path == PATH_VMSPLICE ? ZC_MID : RW_MAX);
-	if ((buf = map(max, 0)) == NULL)
+	if ((buf = map_memory(max, 0)) == NULL)
 		return -1;
 	memcpy(buf, line, len);
 	cap = whole_lines(len, FIRST);
@@ -117,7 +89,7 @@ sl_repeat(int fd, const char *line, size_t len)
 			replicate(buf, fill, cap);
 		} else if (l.path == PATH_VMSPLICE && !big) {
 			size_t size = whole_lines(len, ZC_MAX);
-			char *b = map(size, 1);
+			char *b = map_memory(size, 1);
 
 			big = 1;
 			if (b == NULL)
