@@ -7,6 +7,7 @@ LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/handoff.c lib/io.c \
 	lib/pipe.c lib/repeat.c lib/xfer.c
 CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
+	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \
 	t/unit/test_repeat.c t/unit/test_xfer.c
 MAN = man/yes.1 man/tee.1 man/cat.1

@@ -14,6 +14,10 @@
 #   pf	pipe -> file		splice(2)
 #   fn	file -> /dev/null	splice(2) in and out of a private pipe
 #   rw	file -> pipe, SLUICE_ZEROCOPY=0	read(2) and write(2)
+#   hf	cat -n file file -> pipe	past 4 MiB of output, vmsplice(2) of
+#				fresh pages (handoff)
+#   hp	pipe -> cat -n -> pipe		the same, flushing whenever the
+#				input pipe is empty
 #
 # Expectations:
 #   exact		status 0, no message, the output is the input
@@ -26,8 +30,9 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 
-test_expect_success 'setup: a 4 MiB input' '
-	head -c 4194304 /dev/urandom >"$TRASH/in"
+test_expect_success 'setup: a 4 MiB input, and what cat -n makes of it twice' '
+	head -c 4194304 /dev/urandom >"$TRASH/in" &&
+	/usr/bin/cat -n "$TRASH/in" "$TRASH/in" >"$TRASH/in.n"
 '
 
 # cat_run_path PATH WRAP...: run `WRAP cat in` as PATH says; the output
@@ -38,6 +43,10 @@ cat_run_path() {
 	shift
 	rm -f out err status
 	cp "$TRASH/in" in
+	WANT=$TRASH/in
+	case $rp in
+	h?)	WANT=$TRASH/in.n ;;
+	esac
 	case $rp in
 	rw)	SLUICE_ZEROCOPY=0 && export SLUICE_ZEROCOPY ;;
 	*)	unset SLUICE_ZEROCOPY ;;
@@ -48,6 +57,8 @@ cat_run_path() {
 	pp)	cat in | save_status "$@" cat 2>err | cat >out ;;
 	pf)	cat in | save_status "$@" cat >out 2>err ;;
 	fn)	save_status "$@" cat in >/dev/null 2>err && : >out ;;
+	hf)	save_status "$@" cat -n in in 2>err | cat >out ;;
+	hp)	cat in in | save_status "$@" cat -n 2>err | cat >out ;;
 	esac
 }
 
@@ -59,14 +70,15 @@ cat_call() {
 	trace_call_number trace "$2" "$3" "$4"
 }
 
-# cat_check WHAT: the last run (cat_run_path) against WHAT.
+# cat_check WHAT: the last run (cat_run_path) against WHAT; WANT is the
+# output it should have made.
 cat_check() {
 	case $1 in
 	exact)
 		test_status 0 &&
 		test_must_be_empty err &&
 		if [ -s out ] || [ $rp != fn ]; then
-			test_cmp "$TRASH/in" out
+			test_cmp "$WANT" out
 		fi ;;
 	in:*|out:*)
 		e=${1#*:}
@@ -78,9 +90,9 @@ cat_check() {
 		test_cmp expect.err err &&
 		test_status 1 &&
 		if [ $rp = fn ]; then
-			test_is_prefix out "$TRASH/in"
+			test_is_prefix out "$WANT"
 		else
-			test_is_strict_prefix out "$TRASH/in"
+			test_is_strict_prefix out "$WANT"
 		fi ;;
 	*)	echo "cat_check: unknown $1"; return 1 ;;
 	esac
@@ -141,10 +153,24 @@ cat_side pp splice '^splice\(0, NULL, 1,' out
 cat_side fn splice '^splice\(3, NULL,' in
 cat_side fn splice '^splice\([0-9]+, NULL, 1,' out
 
+# The handoff: vmsplice(2) into the output pipe, which fails only as a
+# writer; a refusal before anything was handed over goes on by write(2).
+# (test_expect_success sets $p: the loop's variable is another.)
+for hpath in hf hp; do
+	test_expect_success STRACE,ZEROCOPY "$hpath path: cat -n hands its output over by vmsplice" '
+		cat_run_path '$hpath' strace -qq -o trace -e trace=vmsplice &&
+		cat_check exact &&
+		grep -q "^vmsplice(1," trace
+	'
+	cat_side $hpath vmsplice '^vmsplice\(1,' out
+	cat_fault $hpath vmsplice '^vmsplice\(1,' 1 EPIPE out:EPIPE
+done
+
 # EAGAIN waits, EINTR retries, on every path.
-for p in ff fp pp pf fn; do
+for p in ff fp pp pf fn hf hp; do
 	s=splice
 	[ $p = ff ] && s=copy_file_range
+	case $p in h?) s=vmsplice ;; esac
 	test_expect_success STRACE "$p path, $s fails with EINTR, then EAGAIN: exact" '
 		cat_run_path '$p' with_faults "'$s':error=EINTR:when=1..3 '$s':error=EAGAIN:when=4..5" &&
 		cat_check exact

@@ -1,0 +1,143 @@
+#!/bin/sh
+# cat's handoff: past 4 MiB of transformed output into a pipe, cat -n,
+# -v, -A ... make their output in fresh huge pages and vmsplice(2) them
+# into the pipe, never writing a page again once it is handed over.
+# Readers that hold the pages (tee(2) into other pipes), read slowly or
+# from a non-blocking pipe must all get exactly GNU's output; where the
+# handoff must not be taken (a packet-mode pipe, SLUICE_ZEROCOPY=0, a
+# short output) it is not.
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-fd.sh"
+. "$TEST_DIR/lib-fault.sh"
+
+GNU_CAT=/usr/bin/cat
+
+test_expect_success 'setup: 12 MiB of every byte value, in lines' '
+	head -c 12582912 /dev/urandom >"$TRASH/big" &&
+	head -c 1048576 /dev/urandom >"$TRASH/small"
+'
+
+# Every option, and the combinations that take each of the formatter's
+# loops, on both paths: the zc cases hand over all but the first 4 MiB.
+for opts in -n -b -s -v -E -T -A -e -t -vET -bsE -nT; do
+	test_both_paths "cat $opts of 12 MiB into a pipe: GNU's output" '
+		$GNU_CAT '$opts' "$TRASH/big" >expect &&
+		cat '$opts' "$TRASH/big" | $GNU_CAT >out &&
+		test_cmp expect out
+	'
+done
+
+test_expect_success STRACE,ZEROCOPY 'cat -n of 12 MiB into a pipe: vmsplice, the output exact' '
+	$GNU_CAT -n "$TRASH/big" >expect &&
+	strace -qq -o trace -e trace=vmsplice,write cat -n "$TRASH/big" |
+	    $GNU_CAT >out &&
+	test_cmp expect out &&
+	grep -q "^vmsplice(1," trace
+'
+
+# Where the handoff is not taken, the output is written: no vmsplice.
+test_expect_success STRACE 'cat -n of 1 MiB (a short output): write(2) only' '
+	$GNU_CAT -n "$TRASH/small" >expect &&
+	strace -qq -o trace -e trace=vmsplice,write,mmap cat -n "$TRASH/small" |
+	    $GNU_CAT >out &&
+	test_cmp expect out &&
+	grep -q "^write(1," trace &&
+	! grep -q "^vmsplice(" trace &&
+	! grep -q "^mmap(NULL, 4194304," trace
+'
+test_expect_success STRACE 'SLUICE_ZEROCOPY=0 cat -n of 12 MiB: write(2) only' '
+	$GNU_CAT -n "$TRASH/big" >expect &&
+	SLUICE_ZEROCOPY=0 strace -qq -o trace -e trace=vmsplice,write \
+	    cat -n "$TRASH/big" | $GNU_CAT >out &&
+	test_cmp expect out &&
+	grep -q "^write(1," trace &&
+	! grep -q "^vmsplice(" trace
+'
+
+# A packet-mode pipe makes each write(2) a packet, as GNU's readers of
+# such a pipe expect: the output there is written, whatever its length.
+test_expect_success PYTHON3,STRACE 'packet-mode output pipe: write(2) only, and a reader of packets gets all' '
+	cat >packets.py <<-\EOF &&
+	import os, subprocess, sys
+	r, w = os.pipe2(os.O_DIRECT)
+	cat = subprocess.Popen(["strace", "-qq", "-o", "trace", "-e",
+	    "trace=vmsplice,write", "cat", "-n", sys.argv[1]], stdout=w)
+	os.close(w)
+	got = bytearray()
+	while True:
+	    b = os.read(r, 4096)
+	    if not b:
+	        break
+	    got += b
+	cat.wait()
+	sys.stdout.buffer.write(got)
+	sys.exit(cat.returncode)
+	EOF
+	$GNU_CAT -n "$TRASH/big" >expect &&
+	timeout 60 "$(python3_path)" -I -S packets.py "$TRASH/big" >out &&
+	test_cmp expect out &&
+	grep -q "^write(1," trace &&
+	! grep -q "^vmsplice(" trace
+'
+
+# The pages handed over stay in the pipe, and in every pipe tee(2)
+# passes them on to, while cat goes on making more: a page written again
+# would show in the slow readers' copies.  The input pauses, so that cat
+# hands over part of a region and goes on in the same one.
+test_expect_success 'tee(2) holds the pages in pipes read late: every copy exact' '
+	$GNU_CAT -A "$TRASH/big" >expect && mkfifo f1 f2 || exit 1
+	{ sleep 1; $GNU_CAT f1 >out1; } &
+	{ sleep 2; $GNU_CAT f2 >out2; } &
+	{
+		head -c 6000000 "$TRASH/big"; sleep 0.3
+		tail -c +6000001 "$TRASH/big"
+	} | cat -A | tee f1 f2 | { sleep 1; $GNU_CAT >out3; } &&
+	wait &&
+	test_cmp expect out1 &&
+	test_cmp expect out2 &&
+	test_cmp expect out3
+'
+
+test_expect_success 'a reader of 1000 bytes at a time, after a pause: exact' '
+	$GNU_CAT -v "$TRASH/big" >expect &&
+	cat -v "$TRASH/big" | { sleep 1; dd bs=1000 2>/dev/null; } >out &&
+	test_cmp expect out
+'
+
+# GNU 9.1 stops there with "write error: Resource temporarily
+# unavailable"; 9.2 and later wait, a fix sluice follows.
+test_expect_success SLUICE,STRACE 'non-blocking output pipe, slow reader: exact, no spin' '
+	$GNU_CAT -n "$TRASH/big" >expect &&
+	with_nonblock 1 strace -qq -o trace -e trace=vmsplice,write,poll \
+	    cat -n "$TRASH/big" | { sleep 1; $GNU_CAT; } >out &&
+	test_cmp expect out &&
+	test_no_spin trace
+'
+
+test_expect_success 'input from a pipe in bursts and pauses: exact' '
+	$GNU_CAT -n "$TRASH/big" "$TRASH/big" >expect &&
+	{
+		head -c 6000000 "$TRASH/big"; sleep 0.2
+		tail -c +6000001 "$TRASH/big"; sleep 0.2
+		$GNU_CAT "$TRASH/big"
+	} | cat -n | $GNU_CAT >out &&
+	test_cmp expect out
+'
+
+test_expect_success 'operands one after another, - and files: numbering carries' '
+	$GNU_CAT -n "$TRASH/big" "$TRASH/small" "$TRASH/big" >expect &&
+	$GNU_CAT "$TRASH/small" |
+	    cat -n "$TRASH/big" - "$TRASH/big" | $GNU_CAT >out &&
+	test_cmp expect out
+'
+
+# A reader that goes away: the write error as GNU reports it.
+test_expect_success 'the reader exits mid-stream, SIGPIPE ignored: write error, status 1' '
+	echo "cat: write error: Broken pipe" >expect.err &&
+	(trap "" PIPE; save_status cat -n "$TRASH/big" "$TRASH/big" 2>err) |
+	    head -c 6000000 >/dev/null &&
+	test_status 1 &&
+	test_cmp expect.err err
+'
+
+test_done
