@@ -17,7 +17,8 @@
  */
 struct fmt {
 	unsigned flags;		/* SL_CAT_* of sluice.h */
-	int wide;		/* the CPU has AVX2: 32 bytes at a time */
+	int wide;		/* how wide the CPU lets the loops go:
+				   0, WIDE_AVX2 or WIDE_AVX512 */
 	char num[40];		/* GNU's counter: 18 digit places, a tab,
 				   and NULs, so 16 bytes from any place */
 	int first;		/* index in num of the first digit */
@@ -35,6 +36,10 @@ struct fmt {
 					   only) */
 	unsigned char quadlen[256];	/* and how many bytes it shows */
 };
+
+/* The levels of struct fmt's wide. */
+#define WIDE_AVX2	1
+#define WIDE_AVX512	2
 
 /* Start the transformation FLAGS asks for (SL_CAT_*). */
 void fmt_init(struct fmt *f, unsigned flags);

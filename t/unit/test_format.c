@@ -13,10 +13,10 @@
 #define GUARD		64
 
 /*
- * Whether the tests run the portable loops, as on a CPU without AVX2,
- * rather than the wide ones fmt_init chose.
+ * The widest loops the tests let fmt_run take, whatever fmt_init chose
+ * for this CPU: WIDE_AVX512, WIDE_AVX2 or 0 (the portable loops).
  */
-static int narrow;
+static int widest = WIDE_AVX512;
 
 /* A growing output buffer. */
 struct buf {
@@ -132,8 +132,8 @@ run_cuts(unsigned flags, const unsigned char *text, size_t len,
 	size_t i, from = 0, ok = 1;
 
 	fmt_init(&f, flags);
-	if (narrow)
-		f.wide = 0;
+	if (f.wide > widest)
+		f.wide = widest;
 	for (i = 0; i <= ncuts + 1; i++) {
 		size_t to = i < ncuts ? cuts[i] : len, room, n, g;
 		char *out;
@@ -578,14 +578,16 @@ main(void)
 	test_number_overflow();
 	test_room();
 	test_room_wide_numbers();
-	/* Again, on the loops of a CPU without AVX2. */
-	narrow = 1;
-	test_every_byte_every_flag();
-	test_every_split();
-	test_random_splits();
-	test_line_lengths();
-	test_crlf_everywhere();
-	test_number_carries();
-	test_room();
+	/* Again, on the loops of a CPU without AVX-512, then without
+	 * AVX2. */
+	for (widest = WIDE_AVX2; widest >= 0; widest -= WIDE_AVX2) {
+		test_every_byte_every_flag();
+		test_every_split();
+		test_random_splits();
+		test_line_lengths();
+		test_crlf_everywhere();
+		test_number_carries();
+		test_room();
+	}
 	return done();
 }
