@@ -31,20 +31,6 @@ put(struct handoff *h, size_t from, size_t len)
 	free(want);
 }
 
-/* Return 1 if the next LEN bytes of pipe FD are the test data from
- * offset FROM. */
-static int
-pipe_holds(int fd, size_t from, size_t len)
-{
-	char *got = xmalloc(len), *want = pattern(from, len);
-	int same = read_exact(fd, got, len) == 0 &&
-	    memcmp(got, want, len) == 0;
-
-	free(got);
-	free(want);
-	return same;
-}
-
 /* The start and end of the mapping of /proc/self/maps that holds P. */
 static int
 mapping_of(const void *p, uintptr_t *start, uintptr_t *end)
@@ -124,6 +110,20 @@ test_room(void)
 }
 
 #ifndef SLUICE_PORTABLE
+/* Return 1 if the next LEN bytes of pipe FD are the test data from
+ * offset FROM. */
+static int
+pipe_holds(int fd, size_t from, size_t len)
+{
+	char *got = xmalloc(len), *want = pattern(from, len);
+	int same = read_exact(fd, got, len) == 0 &&
+	    memcmp(got, want, len) == 0;
+
+	free(got);
+	free(want);
+	return same;
+}
+
 /*
  * What is handed over stays as it was when the pipe is read only after
  * more bytes were written into the same region: the pipe holds the
