@@ -194,6 +194,22 @@ put_num(struct fmt *f, char *o)
 #define S_CR	8	/* CR, which -E shows as ^M before LF */
 #define S_LINES	16	/* a scan of one line: stop at LF and return */
 
+/*
+ * The scans of the byte mappings (no S_LINES) S can be: one case each,
+ * each calling CASE with its scan as a constant, so that the loop CASE
+ * inlines has its tests folded.  S 0 maps nothing; the caller sees to it.
+ */
+#define BYTE_SCANS(s, CASE)						\
+	switch (s) {							\
+	case S_TAB:		CASE(S_TAB);				\
+	case S_VIS:		CASE(S_VIS);				\
+	case S_VIS | S_TAB:	CASE(S_VIS | S_TAB);			\
+	case S_LF | S_CR:	CASE(S_LF | S_CR);			\
+	case S_LF | S_CR | S_TAB: CASE(S_LF | S_CR | S_TAB);		\
+	case S_LF | S_VIS:	CASE(S_LF | S_VIS);			\
+	default:		CASE(S_LF | S_VIS | S_TAB);		\
+	}
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 
@@ -745,22 +761,9 @@ static WIDE512 char *
 wide512_bytes(const struct fmt *f, unsigned s, const unsigned char **pp,
     const unsigned char *end, char *o)
 {
-	switch (s) {
-	case S_TAB:
-		return wide512_run(S_TAB, f, pp, end, o);
-	case S_VIS:
-		return wide512_run(S_VIS, f, pp, end, o);
-	case S_VIS | S_TAB:
-		return wide512_run(S_VIS | S_TAB, f, pp, end, o);
-	case S_LF | S_CR:
-		return wide512_run(S_LF | S_CR, f, pp, end, o);
-	case S_LF | S_CR | S_TAB:
-		return wide512_run(S_LF | S_CR | S_TAB, f, pp, end, o);
-	case S_LF | S_VIS:
-		return wide512_run(S_LF | S_VIS, f, pp, end, o);
-	default:
-		return wide512_run(S_LF | S_VIS | S_TAB, f, pp, end, o);
-	}
+#define CASE(sc)	return wide512_run(sc, f, pp, end, o)
+	BYTE_SCANS(s, CASE)
+#undef CASE
 }
 
 /* wide_run for scan S, its tests folded. */
@@ -768,22 +771,9 @@ static WIDE char *
 wide_bytes(const struct fmt *f, unsigned s, const unsigned char **pp,
     const unsigned char *end, char *o)
 {
-	switch (s) {
-	case S_TAB:
-		return wide_run(f, S_TAB, pp, end, o);
-	case S_VIS:
-		return wide_run(f, S_VIS, pp, end, o);
-	case S_VIS | S_TAB:
-		return wide_run(f, S_VIS | S_TAB, pp, end, o);
-	case S_LF | S_CR:
-		return wide_run(f, S_LF | S_CR, pp, end, o);
-	case S_LF | S_CR | S_TAB:
-		return wide_run(f, S_LF | S_CR | S_TAB, pp, end, o);
-	case S_LF | S_VIS:
-		return wide_run(f, S_LF | S_VIS, pp, end, o);
-	default:
-		return wide_run(f, S_LF | S_VIS | S_TAB, pp, end, o);
-	}
+#define CASE(sc)	return wide_run(f, sc, pp, end, o)
+	BYTE_SCANS(s, CASE)
+#undef CASE
 }
 
 /*
@@ -1110,33 +1100,14 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 		else if (f->wide && s != 0)
 			o = wide_bytes(f, s, &p, end, o);
 #endif
-		/* One copy of the loop for each scan, its tests folded. */
-		switch (s) {
-		case 0:
+		if (s == 0) {
 			memcpy(o, p, len);
 			return o + len - out;
-		case S_TAB:
-			o = run(f, S_TAB, &p, end, o);
-			break;
-		case S_VIS:
-			o = run(f, S_VIS, &p, end, o);
-			break;
-		case S_VIS | S_TAB:
-			o = run(f, S_VIS | S_TAB, &p, end, o);
-			break;
-		case S_LF | S_CR:
-			o = run(f, S_LF | S_CR, &p, end, o);
-			break;
-		case S_LF | S_CR | S_TAB:
-			o = run(f, S_LF | S_CR | S_TAB, &p, end, o);
-			break;
-		case S_LF | S_VIS:
-			o = run(f, S_LF | S_VIS, &p, end, o);
-			break;
-		default:
-			o = run(f, S_LF | S_VIS | S_TAB, &p, end, o);
-			break;
 		}
+		/* One copy of the loop for each scan, its tests folded. */
+#define CASE(sc)	o = run(f, sc, &p, end, o); break
+		BYTE_SCANS(s, CASE)
+#undef CASE
 		return o - out;
 	}
 	switch (s) {
