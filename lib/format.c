@@ -679,78 +679,90 @@ wide_run(const struct fmt *f, unsigned s, const unsigned char **pp,
 }
 
 /*
- * The loop of wide_run on a CPU with AVX-512 VBMI2: 16 bytes at a time,
- * each laid out as its slot "M-^c" (one vpermb), and the 64 bytes of
- * slots pressed together by one vpcompressb, whose mask keeps "M-" for
- * the high half, the prefix for the bytes that take one, and the last
- * byte always.
+ * The loop of wide_run on a CPU with AVX-512 VBMI2: 32 bytes at a time,
+ * each 16 of them laid out as their slots "M-^c" (one vpermt2b), and
+ * the 64 bytes of slots pressed together by one vpcompressb, whose mask
+ * keeps "M-" for the high half, the prefix for the bytes that take one,
+ * and the last byte always.
  */
 #define WIDE512	__attribute__((target( \
-	"avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt")))
+	"avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt")))
+
+/* Slot I of the first 16 bytes: bytes 64, 65, I, 32 + I of [the 32
+ * prefixes, the 32 last bytes | "M-"]; of the second, I + 16. */
+static const unsigned char place[2][64] = {
+	{ 64, 65, 0, 32, 64, 65, 1, 33, 64, 65, 2, 34, 64, 65, 3, 35,
+	  64, 65, 4, 36, 64, 65, 5, 37, 64, 65, 6, 38, 64, 65, 7, 39,
+	  64, 65, 8, 40, 64, 65, 9, 41, 64, 65, 10, 42, 64, 65, 11, 43,
+	  64, 65, 12, 44, 64, 65, 13, 45, 64, 65, 14, 46, 64, 65, 15, 47 },
+	{ 64, 65, 16, 48, 64, 65, 17, 49, 64, 65, 18, 50, 64, 65, 19, 51,
+	  64, 65, 20, 52, 64, 65, 21, 53, 64, 65, 22, 54, 64, 65, 23, 55,
+	  64, 65, 24, 56, 64, 65, 25, 57, 64, 65, 26, 58, 64, 65, 27, 59,
+	  64, 65, 28, 60, 64, 65, 29, 61, 64, 65, 30, 62, 64, 65, 31, 63 }
+};
 
 static inline __attribute__((always_inline)) WIDE512 char *
 wide512_run(unsigned s, const struct fmt *f, const unsigned char **pp,
     const unsigned char *end, char *o)
 {
-	/* Slot I takes bytes 32, 33, I, 16 + I of [prefixes | lasts | "M-"]. */
-	static const unsigned char place[64] = {
-		32, 33, 0, 16, 32, 33, 1, 17, 32, 33, 2, 18, 32, 33, 3, 19,
-		32, 33, 4, 20, 32, 33, 5, 21, 32, 33, 6, 22, 32, 33, 7, 23,
-		32, 33, 8, 24, 32, 33, 9, 25, 32, 33, 10, 26, 32, 33, 11, 27,
-		32, 33, 12, 28, 32, 33, 13, 29, 32, 33, 14, 30, 32, 33, 15, 31
-	};
 	const unsigned char *p = *pp;
-	const __m512i slots = _mm512_loadu_si512((const void *)place);
-	const __m128i lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t');
-	const __m128i seven = _mm_set1_epi8(0x7f);
-	const __m128i m_dash = _mm_set_epi8(0, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, '-', 'M');
-	__m128i v, low, ctl, nl, c, d;
+	const __m512i first = _mm512_loadu_si512((const void *)place[0]);
+	const __m512i second = _mm512_loadu_si512((const void *)place[1]);
+	const __m512i m_dash = _mm512_set1_epi16('M' | '-' << 8);
+	const __m256i lf = _mm256_set1_epi8('\n'), tab = _mm256_set1_epi8('\t');
+	const __m256i seven = _mm256_set1_epi8(0x7f);
+	/* The first, third and fourth byte of each slot, as mask bits. */
+	const uint64_t slot = 0x1111111111111111ull, prefix = slot << 2;
+	const uint64_t last = slot << 3;
+	__m256i v, low, c, d;
+	__mmask32 nl, ctl;
 	__m512i z;
 	uint64_t x, y, keep;
 
-	while (end - p > 16) {
-		v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		nl = s & S_LF ? _mm_cmpeq_epi8(v, lf) : _mm_setzero_si128();
+	while (end - p > 32) {
+		v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		nl = s & S_LF ? _mm256_cmpeq_epi8_mask(v, lf) : 0;
 		if (s & S_VIS) {
-			low = _mm_and_si128(v, seven);
-			ctl = _mm_or_si128(_mm_cmplt_epi8(low,
-			    _mm_set1_epi8(' ')), _mm_cmpeq_epi8(low, seven));
+			low = _mm256_and_si256(v, seven);
+			ctl = _mm256_cmplt_epi8_mask(low, _mm256_set1_epi8(' ')) |
+			    _mm256_cmpeq_epi8_mask(low, seven);
 			if (!(s & S_TAB))
-				ctl = _mm_andnot_si128(_mm_cmpeq_epi8(v, tab),
-				    ctl);
-			ctl = _mm_andnot_si128(_mm_cmpeq_epi8(v, lf), ctl);
-			y = (unsigned)_mm_movemask_epi8(v);
+				ctl &= ~_mm256_cmpeq_epi8_mask(v, tab);
+			ctl &= ~_mm256_cmpeq_epi8_mask(v, lf);
+			y = _mm256_movepi8_mask(v);
 		} else {
 			low = v;
-			ctl = s & S_TAB ? _mm_cmpeq_epi8(v, tab) :
-			    _mm_setzero_si128();
+			ctl = s & S_TAB ? _mm256_cmpeq_epi8_mask(v, tab) : 0;
 			y = 0;
-			if ((s & S_CR) && _mm_movemask_epi8(_mm_cmpeq_epi8(v,
-			    _mm_set1_epi8('\r')))) {
-				o = by_table(f, s, p, 16, o);
-				p += 16;
+			if ((s & S_CR) && _mm256_cmpeq_epi8_mask(v,
+			    _mm256_set1_epi8('\r'))) {
+				o = by_table(f, s, p, 32, o);
+				p += 32;
 				continue;
 			}
 		}
-		x = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, nl));
+		x = ctl | nl;
 		if ((x | y) == 0) {
-			_mm_storeu_si128((__m128i *)(void *)o, v);
-			o += 16;
-			p += 16;
+			_mm256_storeu_si256((__m256i *)(void *)o, v);
+			o += 32;
+			p += 32;
 			continue;
 		}
-		c = _mm_xor_si128(_mm_set1_epi8('^'),
-		    _mm_and_si128(nl, _mm_set1_epi8('^' ^ '$')));
-		d = _mm_xor_si128(low, _mm_and_si128(ctl, _mm_set1_epi8(0x40)));
-		z = _mm512_inserti32x4(_mm512_inserti32x4(
-		    _mm512_castsi128_si512(c), d, 1), m_dash, 2);
-		keep = _pdep_u64(y, 0x1111111111111111ull) * 3 |
-		    _pdep_u64(x, 0x4444444444444444ull) | 0x8888888888888888ull;
+		c = _mm256_mask_blend_epi8(nl, _mm256_set1_epi8('^'),
+		    _mm256_set1_epi8('$'));
+		d = _mm256_mask_blend_epi8(ctl, low,
+		    _mm256_xor_si256(low, _mm256_set1_epi8(0x40)));
+		z = _mm512_inserti64x4(_mm512_castsi256_si512(c), d, 1);
+		keep = _pdep_u64(y, slot) * 3 | _pdep_u64(x, prefix) | last;
 		_mm512_storeu_si512((void *)o, _mm512_maskz_compress_epi8(keep,
-		    _mm512_permutexvar_epi8(slots, z)));
+		    _mm512_permutex2var_epi8(z, first, m_dash)));
 		o += _mm_popcnt_u64(keep);
-		p += 16;
+		keep = _pdep_u64(y >> 16, slot) * 3 |
+		    _pdep_u64(x >> 16, prefix) | last;
+		_mm512_storeu_si512((void *)o, _mm512_maskz_compress_epi8(keep,
+		    _mm512_permutex2var_epi8(z, second, m_dash)));
+		o += _mm_popcnt_u64(keep);
+		p += 32;
 	}
 	*pp = p;
 	return o;
