@@ -214,8 +214,8 @@ sl_cat_close(struct sl_cat *c)
 {
 	int r = 0, saved;
 
-	/* The end of the text: what the transformation held back. */
-	if (c->flags != 0 && c->inbuf != NULL)
+	/* The end of the text: the CR -E held back, if it did. */
+	if (c->fmt.cr)
 		r = transform(c, c->inbuf, 0);
 	if (r == 0 && pending(c) > 0)
 		r = flush(c);

@@ -127,8 +127,9 @@ char *handoff_space(struct handoff *h);
 /* N bytes were written at handoff_space(H). */
 void handoff_wrote(struct handoff *h, size_t n);
 /* Hand the bytes written to pipe FD, all of them (EINTR retried,
- * EAGAIN waited); a full region is then let go.  Return 0, or -1 with
- * errno set: a refusal (is_refusal) with H->sent 0 moved nothing. */
+ * EAGAIN waited), or copy them by write(2) if they are few; a full
+ * region is then let go.  Return 0, or -1 with errno set: a refusal
+ * (is_refusal) with H->sent 0 moved nothing. */
 int handoff_send(struct handoff *h, int fd);
 /* Let H's region go (what was handed over stays the pipe's). */
 void handoff_free(struct handoff *h);

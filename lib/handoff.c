@@ -11,7 +11,12 @@
  * fresh region, filled front to back; what is flushed is handed over
  * and never written again, the next bytes start on the next page, and
  * a full region is unmapped (the pipe's references keep the pages it
- * was given alive until they are read).
+ * was given alive until they are read).  A short flush is copied.
+ *
+ * The cost, for a reader that keeps what it is given: a pipe holding
+ * one byte of a handed page holds the whole 2 MiB huge page it is part
+ * of (the kernel cannot split a huge page while a pipe holds a part of
+ * it), where a written page holds 4 KiB.
  *
  * A region is one 2 MiB huge page: one fault and one zeroing of the
  * kernel serve 512 pages.  On small pages each fault costs more than
@@ -33,6 +38,14 @@
 
 #define HUGE	(2u << 20)
 #define PAGE	4096u
+
+/*
+ * Less than this is copied by write(2), not handed over: the kernel
+ * packs small writes together into the pipe's pages, where each handed
+ * part would take a page, and a pipe slot, of its own (a trickle would
+ * fill the pipe with a few bytes a slot).  The space is written again.
+ */
+#define HAND_MIN	(64u << 10)
 
 char *
 map_memory(size_t size, int huge)
@@ -118,6 +131,12 @@ handoff_wrote(struct handoff *h, size_t n)
 int
 handoff_send(struct handoff *h, int fd)
 {
+	if (h->fill - h->start < HAND_MIN) {
+		if (write_all(fd, h->base + h->start, h->fill - h->start) == -1)
+			return -1;
+		h->fill = h->start;
+		return 0;
+	}
 	while (h->start < h->fill) {
 		struct iovec iov = {
 			.iov_base = h->base + h->start,

@@ -131,6 +131,51 @@ test_expect_success 'operands one after another, - and files: numbering carries'
 	test_cmp expect out
 '
 
+# A coprocess: lines go in with pauses, each flushed on its own as the
+# input pipe runs dry, and nothing is read until the end.  Handed over
+# one by one, each would take a page and a pipe slot of its own, and the
+# pipes would fill (and a writer that blocks, deadlock) long before
+# GNU's; few bytes are copied, packed as GNU's writes are.
+test_expect_success PYTHON3 'a trickle nobody reads yet fits as it does with GNU' '
+	cat >coproc.py <<-\EOF &&
+	import fcntl, os, subprocess, sys, threading, time
+	cat = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE,
+	    stdout=subprocess.PIPE)
+	got = bytearray()
+	first = b"".join(b"%099d\n" % i for i in range(50000))
+	def read_all(n):
+	    while n is None or len(got) < n:
+	        b = os.read(cat.stdout.fileno(), 1 << 20)
+	        if not b:
+	            return
+	        got.extend(b)
+	# 5 MB with a reader: past the handoff threshold.
+	t = threading.Thread(target=read_all, args=(len(first) + 50000 * 7,))
+	t.start()
+	cat.stdin.write(first)
+	cat.stdin.flush()
+	t.join()
+	fd = cat.stdin.fileno()
+	fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+	sent = 0
+	for i in range(1100):
+	    try:
+	        os.write(fd, b"%099d\n" % i)
+	    except BlockingIOError:
+	        break
+	    sent += 1
+	    time.sleep(0.001)
+	cat.stdin.close()
+	read_all(None)
+	cat.wait()
+	print("%d of 1100 lines went in without blocking" % sent)
+	want = subprocess.run(["/usr/bin/cat", "-n"], input=first + b"".join(
+	    b"%099d\n" % i for i in range(sent)), stdout=subprocess.PIPE).stdout
+	sys.exit(0 if sent == 1100 and bytes(got) == want else 1)
+	EOF
+	timeout 120 "$(python3_path)" -I -S coproc.py cat -n
+'
+
 # A reader that goes away: the write error as GNU reports it.
 test_expect_success 'the reader exits mid-stream, SIGPIPE ignored: write error, status 1' '
 	echo "cat: write error: Broken pipe" >expect.err &&

@@ -139,19 +139,41 @@ test_send_then_write_on(void)
 	xpipe(p);
 	if (fcntl(p[1], F_SETPIPE_SZ, MiB) == -1)
 		bail_out("F_SETPIPE_SZ: %s", strerror(errno));
-	put(&h, 0, 5000);
+	put(&h, 0, 70000);
 	r1 = handoff_send(&h, p[1]);
-	ok(r1 == 0 && h.sent == 1 && h.start == 2 * PAGE &&
-	    h.fill == 2 * PAGE, "handoff_send: all of it; the next bytes "
+	ok(r1 == 0 && h.sent == 1 && h.start == 18 * PAGE &&
+	    h.fill == 18 * PAGE, "handoff_send: all of it; the next bytes "
 	    "start on the next page");
 	second = h.fill;
-	put(&h, 5000, 3000);
-	put(&h, 8000, 4000);
+	put(&h, 70000, 70000);
+	put(&h, 140000, 4000);
 	r2 = handoff_send(&h, p[1]);
-	ok(r2 == 0 && second == 2 * PAGE && h.fill == 4 * PAGE,
+	ok(r2 == 0 && second == 18 * PAGE && h.fill == 37 * PAGE,
 	    "handoff_send: the second part too, from where the first ended");
-	ok(pipe_holds(p[0], 0, 12000),
+	ok(pipe_holds(p[0], 0, 144000),
 	    "the pipe, read after both, holds both parts in order");
+	handoff_free(&h);
+	close_pair(p);
+}
+
+/* A few bytes are copied, not handed over: the pipe packs them into
+ * its pages, and their space in the region is written again. */
+static void
+test_few_copied(void)
+{
+	struct handoff h = { 0 };
+	int p[2], r1, r2;
+	size_t fill1;
+
+	xpipe(p);
+	put(&h, 0, 5000);
+	r1 = handoff_send(&h, p[1]);
+	fill1 = h.fill;
+	put(&h, 5000, 3000);
+	r2 = handoff_send(&h, p[1]);
+	ok(r1 == 0 && r2 == 0 && fill1 == 0 && h.fill == 0 && h.sent == 0,
+	    "handoff_send: under 64 KiB copied, the space written again");
+	ok(pipe_holds(p[0], 0, 8000), "the pipe holds both parts in order");
 	handoff_free(&h);
 	close_pair(p);
 }
@@ -178,8 +200,9 @@ test_full_region_goes(void)
 	    "handoff_send: a full region is let go");
 	put(&h, REGION, 100);
 	r2 = handoff_send(&h, p[1]);
-	ok(r2 == 0 && h.base != NULL && h.fill == PAGE,
-	    "handoff_send: the next bytes go in a new region");
+	ok(r2 == 0 && h.base != NULL && h.fill == 0,
+	    "handoff_send: the next bytes go in a new region (and, few, "
+	    "are copied)");
 	close(p[1]);
 	ok(exited_ok(pid), "the reader got all of both regions in order");
 	handoff_free(&h);
@@ -220,11 +243,11 @@ test_send_epipe(void)
 	signal(SIGPIPE, SIG_IGN);
 	xpipe(p);
 	close(p[0]);
-	put(&h, 0, 5000);
+	put(&h, 0, 70000);
 	r = handoff_send(&h, p[1]);
 	err = errno;
 	ok(r == -1 && err == EPIPE && h.sent == 0 && h.start == 0 &&
-	    h.fill == 5000, "handoff_send: EPIPE, nothing handed over");
+	    h.fill == 70000, "handoff_send: EPIPE, nothing handed over");
 	signal(SIGPIPE, SIG_DFL);
 	handoff_free(&h);
 	close(p[1]);
@@ -238,10 +261,10 @@ test_portable(void)
 	int p[2], r, err;
 
 	xpipe(p);
-	put(&h, 0, 5000);
+	put(&h, 0, 70000);
 	r = handoff_send(&h, p[1]);
 	err = errno;
-	ok(r == -1 && is_refusal(err) && h.sent == 0 && h.fill == 5000,
+	ok(r == -1 && is_refusal(err) && h.sent == 0 && h.fill == 70000,
 	    "portable: handoff_send refused, nothing handed over");
 	handoff_free(&h);
 	close_pair(p);
@@ -259,6 +282,7 @@ main(void)
 	test_room();
 #ifndef SLUICE_PORTABLE
 	test_send_then_write_on();
+	test_few_copied();
 	test_full_region_goes();
 	test_send_waits();
 	test_send_epipe();
