@@ -23,7 +23,7 @@ fmt_init(struct fmt *f, unsigned flags)
 	int c;
 
 	f->flags = flags;
-	f->wide = wide_cpu();
+	f->wide = -1;
 	memset(f->num, 0, sizeof f->num);
 	memset(f->num, ' ', NUM_LAST);
 	f->num[NUM_LAST] = '0';
@@ -73,7 +73,31 @@ fmt_init(struct fmt *f, unsigned flags)
 		}
 		f->vislen[c] = n;
 	}
-	if (f->wide)
+}
+
+/*
+ * A buffer this long has the CPU asked how wide the loops may go; until
+ * one comes, the narrow loops serve.  Asking costs two cpuid, each of
+ * which traps to the hypervisor in a virtual machine (10 us here): more
+ * than `echo x | cat -n` takes for its text.
+ */
+#define WIDE_AFTER	4096
+
+int
+fmt_widest(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = wide_cpu();
+	return known;
+}
+
+void
+fmt_use(struct fmt *f, int wide)
+{
+	f->wide = wide;
+	if (wide > 0)
 		init_quad(f);
 }
 
@@ -1094,6 +1118,8 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 	    (fl & SL_CAT_SHOW_TABS ? S_TAB : 0);
 	char *o = out;
 
+	if (f->wide < 0 && len >= WIDE_AFTER)
+		fmt_use(f, fmt_widest());
 	if (f->cr) {
 		f->cr = 0;
 		if (len > 0 && *p == '\n') {
@@ -1109,7 +1135,7 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 #ifdef WIDE
 		if (f->wide >= WIDE_AVX512 && s != 0)
 			o = wide512_bytes(f, s, &p, end, o);
-		else if (f->wide && s != 0)
+		else if (f->wide > 0 && s != 0)
 			o = wide_bytes(f, s, &p, end, o);
 #endif
 		if (s == 0) {
@@ -1125,9 +1151,9 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 	switch (s) {
 	case 0:
 #ifdef WIDE
-		if (f->wide && fl == SL_CAT_SQUEEZE)
+		if (f->wide > 0 && fl == SL_CAT_SQUEEZE)
 			o = wide_squeeze(f, &p, end, o);
-		else if (f->wide)
+		else if (f->wide > 0)
 			o = wide_lines(f, &p, end, o);
 #endif
 		return o - out + lines(f, S_LINES | S_LF, start, p, end, o);

@@ -17,8 +17,8 @@
  */
 struct fmt {
 	unsigned flags;		/* SL_CAT_* of sluice.h */
-	int wide;		/* how wide the CPU lets the loops go:
-				   0, WIDE_AVX2 or WIDE_AVX512 */
+	int wide;		/* how wide the loops go: 0, WIDE_AVX2
+				   or WIDE_AVX512; -1 until decided */
 	char num[40];		/* GNU's counter: 18 digit places, a tab,
 				   and NULs, so 16 bytes from any place */
 	int first;		/* index in num of the first digit */
@@ -41,8 +41,17 @@ struct fmt {
 #define WIDE_AVX2	1
 #define WIDE_AVX512	2
 
-/* Start the transformation FLAGS asks for (SL_CAT_*). */
+/*
+ * Start the transformation FLAGS asks for (SL_CAT_*).  How wide its
+ * loops go is decided at the first long buffer (fmt_use, fmt_widest).
+ */
 void fmt_init(struct fmt *f, unsigned flags);
+
+/* How wide this CPU lets the loops go: 0, WIDE_AVX2 or WIDE_AVX512. */
+int fmt_widest(void);
+
+/* Make F's loops go WIDE wide (at most fmt_widest()) from now on. */
+void fmt_use(struct fmt *f, int wide);
 
 /*
  * The most bytes fmt_run writes for LEN bytes of input: a line number

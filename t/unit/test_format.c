@@ -132,8 +132,7 @@ run_cuts(unsigned flags, const unsigned char *text, size_t len,
 	size_t i, from = 0, ok = 1;
 
 	fmt_init(&f, flags);
-	if (f.wide > widest)
-		f.wide = widest;
+	fmt_use(&f, fmt_widest() < widest ? fmt_widest() : widest);
 	for (i = 0; i <= ncuts + 1; i++) {
 		size_t to = i < ncuts ? cuts[i] : len, room, n, g;
 		char *out;
@@ -562,6 +561,29 @@ test_room_wide_numbers(void)
 	free(out);
 }
 
+/* The CPU is asked how wide the loops go at the first long buffer only:
+ * asking costs a trap to the hypervisor in a virtual machine. */
+static void
+test_wide_decided_late(void)
+{
+	struct fmt f;
+	char *text = xmalloc(4096), *out = xmalloc(fmt_room(4096));
+	int before, after;
+
+	memset(text, 'a', 4096);
+	text[4095] = '\n';
+	fmt_init(&f, SL_CAT_NUMBER);
+	fmt_run(&f, "x\n", 2, out);
+	before = f.wide;
+	fmt_run(&f, text, 4096, out);
+	after = f.wide;
+	ok(before == -1 && after == fmt_widest(),
+	    "fmt_run: a short buffer leaves the width undecided (%d), a "
+	    "long one takes the CPU's (%d)", before, after);
+	free(text);
+	free(out);
+}
+
 int
 main(void)
 {
@@ -578,6 +600,7 @@ main(void)
 	test_number_overflow();
 	test_room();
 	test_room_wide_numbers();
+	test_wide_decided_late();
 	/* Again, on the loops of a CPU without AVX-512, then without
 	 * AVX2. */
 	for (widest = WIDE_AVX2; widest >= 0; widest -= WIDE_AVX2) {
