@@ -97,9 +97,8 @@ flush(struct sl_cat *c)
 
 	if (c->handing) {
 		r = handoff_send(&c->ho, c->out.fd);
-		if (r == -1 && !c->ho.sent && is_refusal(errno)) {
-			/* The pipe takes no vmsplice: write, now and on. */
-			r = write_all(c->out.fd, c->ho.base + c->ho.start, n);
+		if (c->ho.refused) {
+			/* The pipe takes no vmsplice: write from now on. */
 			handoff_free(&c->ho);
 			c->handing = 0;
 		}

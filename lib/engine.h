@@ -111,6 +111,8 @@ struct handoff {
 	size_t start;		/* the first byte not handed over yet */
 	size_t fill;		/* the end of the bytes written */
 	int sent;		/* bytes went by vmsplice: no refusal now */
+	int refused;		/* the first vmsplice was refused: the bytes
+				   were copied, and handing off is over */
 };
 
 /* Return SIZE bytes of fresh memory (with HUGE, 2 MiB-aligned, asking
@@ -127,9 +129,10 @@ char *handoff_space(struct handoff *h);
 /* N bytes were written at handoff_space(H). */
 void handoff_wrote(struct handoff *h, size_t n);
 /* Hand the bytes written to pipe FD, all of them (EINTR retried,
- * EAGAIN waited), or copy them by write(2) if they are few; a full
- * region is then let go.  Return 0, or -1 with errno set: a refusal
- * (is_refusal) with H->sent 0 moved nothing. */
+ * EAGAIN waited), or copy them by write(2) if they are few, or if
+ * vmsplice refuses the first time (then H->refused is set); a full
+ * region is then let go.  Return 0, or -1 with errno set: an error of
+ * the output. */
 int handoff_send(struct handoff *h, int fd);
 /* Let H's region go (what was handed over stays the pipe's). */
 void handoff_free(struct handoff *h);

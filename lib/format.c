@@ -517,7 +517,7 @@ lines(struct fmt *f, unsigned s, const unsigned char *in,
 /*
  * Return how wide the CPU lets the loops go: 0 (SSE2), WIDE_AVX2 (AVX2,
  * BMI, POPCNT, and the kernel saves the AVX registers), WIDE_AVX512
- * (AVX-512 BW, VBMI and VBMI2, BMI2, and the kernel saves the opmask
+ * (AVX-512 BW, VL, VBMI and VBMI2, BMI2, and the kernel saves the opmask
  * and ZMM registers).  Asked with cpuid(2) here, when a transformation
  * is wanted, not with __builtin_cpu_supports, whose libgcc constructor
  * would run cpuid at every start of the program: in a virtual machine
@@ -538,7 +538,8 @@ wide_cpu(void)
 	    !(b & bit_BMI))
 		return 0;
 	if ((lo & 0xe6) == 0xe6 && (b & bit_AVX512F) && (b & bit_AVX512BW) &&
-	    (b & bit_BMI2) && (c & bit_AVX512VBMI) && (c & bit_AVX512VBMI2))
+	    (b & bit_AVX512VL) && (b & bit_BMI2) && (c & bit_AVX512VBMI) &&
+	    (c & bit_AVX512VBMI2))
 		return WIDE_AVX512;
 	return WIDE_AVX2;
 }

@@ -128,15 +128,21 @@ handoff_wrote(struct handoff *h, size_t n)
 	h->fill += n;
 }
 
+/* Copy H's pending bytes to FD by write(2); their space is free again. */
+static int
+copy_out(struct handoff *h, int fd)
+{
+	if (write_all(fd, h->base + h->start, h->fill - h->start) == -1)
+		return -1;
+	h->fill = h->start;
+	return 0;
+}
+
 int
 handoff_send(struct handoff *h, int fd)
 {
-	if (h->fill - h->start < HAND_MIN) {
-		if (write_all(fd, h->base + h->start, h->fill - h->start) == -1)
-			return -1;
-		h->fill = h->start;
-		return 0;
-	}
+	if (h->fill - h->start < HAND_MIN)
+		return copy_out(h, fd);
 	while (h->start < h->fill) {
 		struct iovec iov = {
 			.iov_base = h->base + h->start,
@@ -150,6 +156,10 @@ handoff_send(struct handoff *h, int fd)
 		} else if (n == 0 || errno == EAGAIN) {
 			if (wait_fd(fd, POLLOUT) == -1)
 				return -1;
+		} else if (!h->sent && is_refusal(errno)) {
+			/* Nothing was ever handed over: copy, now and on. */
+			h->refused = 1;
+			return copy_out(h, fd);
 		} else if (errno != EINTR)
 			return -1;
 	}

@@ -18,6 +18,8 @@
 #				fresh pages (handoff)
 #   hp	pipe -> cat -n -> pipe		the same, flushing whenever the
 #				input pipe is empty
+#   hs	cat -n file small file -> pipe	hf with a flush of a few bytes
+#				after the first file: copied by write(2)
 #
 # Expectations:
 #   exact		status 0, no message, the output is the input
@@ -32,7 +34,9 @@
 
 test_expect_success 'setup: a 4 MiB input, and what cat -n makes of it twice' '
 	head -c 4194304 /dev/urandom >"$TRASH/in" &&
-	/usr/bin/cat -n "$TRASH/in" "$TRASH/in" >"$TRASH/in.n"
+	/usr/bin/cat -n "$TRASH/in" "$TRASH/in" >"$TRASH/in.n" &&
+	echo small-marker >"$TRASH/small" &&
+	/usr/bin/cat -n "$TRASH/in" "$TRASH/small" "$TRASH/in" >"$TRASH/in.ns"
 '
 
 # cat_run_path PATH WRAP...: run `WRAP cat in` as PATH says; the output
@@ -45,7 +49,8 @@ cat_run_path() {
 	cp "$TRASH/in" in
 	WANT=$TRASH/in
 	case $rp in
-	h?)	WANT=$TRASH/in.n ;;
+	h[fp])	WANT=$TRASH/in.n ;;
+	hs)	WANT=$TRASH/in.ns && cp "$TRASH/small" small ;;
 	esac
 	case $rp in
 	rw)	SLUICE_ZEROCOPY=0 && export SLUICE_ZEROCOPY ;;
@@ -59,6 +64,7 @@ cat_run_path() {
 	fn)	save_status "$@" cat in >/dev/null 2>err && : >out ;;
 	hf)	save_status "$@" cat -n in in 2>err | cat >out ;;
 	hp)	cat in in | save_status "$@" cat -n 2>err | cat >out ;;
+	hs)	save_status "$@" cat -n in small in 2>err | cat >out ;;
 	esac
 }
 
@@ -164,6 +170,14 @@ for hpath in hf hp; do
 	'
 	cat_side $hpath vmsplice '^vmsplice\(1,' out
 	cat_fault $hpath vmsplice '^vmsplice\(1,' 1 EPIPE out:EPIPE
+done
+
+# Once cat hands off, a flush of a few bytes is copied by write(2): a
+# failure of that write is the output's, whatever its errno (not a
+# refusal of vmsplice to fall back from, which would write the bytes
+# again).
+for e in ENOMEM EINVAL EIO; do
+	cat_fault hs write '^write\(1, .*small-marker' 1 $e out:$e
 done
 
 # EAGAIN waits, EINTR retries, on every path.
