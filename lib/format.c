@@ -518,10 +518,11 @@ lines(struct fmt *f, unsigned s, const unsigned char *in,
  * Return how wide the CPU lets the loops go: 0 (SSE2), WIDE_AVX2 (AVX2,
  * BMI, POPCNT, and the kernel saves the AVX registers), WIDE_AVX512
  * (AVX-512 BW, VL, VBMI and VBMI2, BMI2, and the kernel saves the opmask
- * and ZMM registers).  Asked with cpuid(2) here, when a transformation
- * is wanted, not with __builtin_cpu_supports, whose libgcc constructor
- * would run cpuid at every start of the program: in a virtual machine
- * each cpuid traps to the hypervisor, and `echo x | cat` pays for it.
+ * and ZMM registers).  Asked with cpuid, once, at the first long buffer
+ * a transformation gets (fmt_widest), not with __builtin_cpu_supports,
+ * whose libgcc constructor would run cpuid at every start of the
+ * program: in a virtual machine each cpuid traps to the hypervisor, and
+ * `echo x | cat` would pay for it.
  */
 static int
 wide_cpu(void)
