@@ -728,7 +728,7 @@ static const unsigned char place[2][64] = {
 };
 
 static inline __attribute__((always_inline)) WIDE512 char *
-wide512_run(unsigned s, const struct fmt *f, const unsigned char **pp,
+wide512_run(const struct fmt *f, unsigned s, const unsigned char **pp,
     const unsigned char *end, char *o)
 {
 	const unsigned char *p = *pp;
@@ -799,7 +799,7 @@ static WIDE512 char *
 wide512_bytes(const struct fmt *f, unsigned s, const unsigned char **pp,
     const unsigned char *end, char *o)
 {
-#define CASE(sc)	return wide512_run(sc, f, pp, end, o)
+#define CASE(sc)	return wide512_run(f, sc, pp, end, o)
 	BYTE_SCANS(s, CASE)
 #undef CASE
 }
