@@ -256,7 +256,8 @@ soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
 
 clean:
-	rm -rf build build-san build-portable build-static build-clang build-fuzz
+	rm -rf build build-san build-portable build-static build-clang build-fuzz \
+		build-nonls
 
 .PHONY: all bin libs sluice unit check check-san check-host check-multi \
 	static check-static check-clang check-deb bench bench-bin install \

@@ -13,6 +13,13 @@ void
 cmd_init(char *argv0)
 {
 	setlocale(LC_ALL, "");
+#ifdef SLUICE_NLS
+	/*
+	 * Only the binding: the catalog is opened by the first message
+	 * that is looked up in a locale other than C, none before.
+	 */
+	bindtextdomain("coreutils", SLUICE_LOCALEDIR);
+#endif
 	/*
 	 * GNU names the program by argv[0] exactly as given ("/usr/bin/yes:
 	 * ..."), and getopt already does; make err(3) agree.
@@ -42,7 +49,7 @@ cmd_version(const char *name)
 void
 cmd_try_help(void)
 {
-	fprintf(stderr, "Try '%s --help' for more information.\n",
+	fprintf(stderr, _("Try '%s --help' for more information.\n"),
 	    program_invocation_name);
 	exit(1);
 }
@@ -52,7 +59,7 @@ cmd_flush_stdout(void)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;
-	warn("write error");
+	warn("%s", _("write error"));
 	return 1;
 }
 
