@@ -1,4 +1,4 @@
-/* Shared front-end pieces: program name, --help footer, --version. */
+/* Shared front-end pieces: program name, messages, --help footer, --version. */
 #define _GNU_SOURCE
 #include <err.h>
 #include <errno.h>
@@ -9,23 +9,43 @@
 #include "sluice.h"
 #include "cmd.h"
 
+#ifdef SLUICE_NLS
+#include <libintl.h>
+#endif
+
 void
 cmd_init(char *argv0)
 {
 	setlocale(LC_ALL, "");
-#ifdef SLUICE_NLS
-	/*
-	 * Only the binding: the catalog is opened by the first message
-	 * that is looked up in a locale other than C, none before.
-	 */
-	bindtextdomain("coreutils", SLUICE_LOCALEDIR);
-#endif
 	/*
 	 * GNU names the program by argv[0] exactly as given ("/usr/bin/yes:
 	 * ..."), and getopt already does; make err(3) agree.
 	 */
 	program_invocation_short_name = argv0;
 }
+
+#ifdef SLUICE_NLS
+char *
+cmd_gettext(const char *msgid)
+{
+	static int bound;
+	int e = errno;	/* the caller may be about to report it */
+	char *s;
+
+	/*
+	 * Bound at the first message, not at the start, where it would
+	 * cost every run that says nothing (echo x | cat) a few thousand
+	 * instructions.
+	 */
+	if (!bound) {
+		bindtextdomain("coreutils", SLUICE_LOCALEDIR);
+		bound = 1;
+	}
+	s = dgettext("coreutils", msgid);
+	errno = e;
+	return s;
+}
+#endif
 
 void
 cmd_help_footer(const char *name)

@@ -12,10 +12,11 @@
  * pieces.  sluice's own texts, which no catalog has (--version, the
  * last line of --help, the multi-call sluice's --help and messages),
  * stay in English.  Without NLS (make NLS=0), MSGID as it is.
+ * cmd_gettext(MSGID) is the lookup; it keeps errno.
  */
 #ifdef SLUICE_NLS
-#include <libintl.h>
-#define _(msgid) dgettext("coreutils", msgid)
+#define _(msgid) cmd_gettext(msgid)
+char *cmd_gettext(const char *msgid) __attribute__((format_arg(1)));
 #else
 #define _(msgid) (msgid)
 #endif
@@ -26,10 +27,7 @@
 #define VERSION_OPTION_DESCRIPTION \
 	"      --version     output version information and exit\n"
 
-/*
- * Set the locale, bind the catalogs, and name the program ARGV0 in
- * messages, as GNU does.
- */
+/* Set the locale and name the program ARGV0 in messages, as GNU does. */
 void cmd_init(char *argv0);
 
 /* Print the closing lines of --help for command NAME. */

@@ -110,7 +110,8 @@ failed(void *ctx, size_t i, int err)
 	/* A broken pipe is worth a word only in the warn and exit modes. */
 	if (err == EPIPE && r->mode != M_WARN && r->mode != M_EXIT)
 		return 0;
-	cmd_warn_name(r->names[i], err);
+	/* Translated only here: looking it up opens the catalog. */
+	cmd_warn_name(i == 0 ? _(r->names[0]) : r->names[i], err);
 	r->ok = 0;
 	return exits(r->mode) ? -1 : 0;
 }
@@ -165,7 +166,7 @@ main(int argc, char *argv[])
 
 	nfiles = argc - optind;
 	r.names = argv + optind - 1;
-	r.names[0] = _("standard output");
+	r.names[0] = "standard output";
 	if ((outs = calloc(nfiles + 1, sizeof *outs)) == NULL)
 		errx(1, "%s", _("memory exhausted"));
 	outs[0].fd = STDOUT_FILENO;
