@@ -27,6 +27,36 @@ test_lazy_prereq LOCALE_EN '
 NLS_LOCALES="de_DE.UTF-8:LOCALE_DE fr_FR.UTF-8:LOCALE_FR
 	en_US.UTF-8:LOCALE_EN C.UTF-8: C:"
 
+# nls_each FUNCTION: call FUNCTION, which declares cases, once for each
+# locale of NLS_LOCALES and each way of calling the command under test,
+# with NLS_L the locale, NLS_VIA '' or sluice (for nls_own), NLS_PREREQ
+# the prerequisites of a case there (the locale's, MULTICALL for sluice
+# CMD), NLS_TITLE the start of its title.
+nls_each() {
+	for ne in $NLS_LOCALES; do
+		NLS_L=${ne%:*}
+		for NLS_VIA in '' sluice; do
+			NLS_PREREQ=${ne#*:}
+			if [ -n "$NLS_VIA" ]; then
+				NLS_PREREQ=$NLS_PREREQ${NLS_PREREQ:+,}MULTICALL
+			fi
+			NLS_TITLE="$NLS_L${NLS_VIA:+, sluice CMD}"
+			"$1"
+		done
+	done
+}
+
+# nls_each_locale FUNCTION: the same, once for each locale, NLS_VIA ''.
+nls_each_locale() {
+	NLS_VIA=
+	for ne in $NLS_LOCALES; do
+		NLS_L=${ne%:*}
+		NLS_PREREQ=${ne#*:}
+		NLS_TITLE=$NLS_L
+		"$1"
+	done
+}
+
 NLS_VERSION=$(sed -n 's/^#define SLUICE_VERSION "\(.*\)"$/\1/p' \
 	"$SRC_DIR/include/sluice.h")
 

@@ -20,73 +20,67 @@ nls_help_head() {
 # quote and a character that is not printable (U+0085).
 NLS_QUOTES=$(printf "a'b\\\\c\342\200\230d\342\200\231e\342\200\236f\342\200\234g\302\253\302\240h\302\240\302\273i\"j\302\205k")
 
-for nls in $NLS_LOCALES; do
-	NLS_L=${nls%:*}
-	for NLS_VIA in '' sluice; do
-		p=${nls#*:}
-		if [ -n "$NLS_VIA" ]; then
-			p=$p${p:+,}MULTICALL
-		fi
-		t="$NLS_L${NLS_VIA:+, sluice CMD}"
+# text_cases: the cases for each locale and way of calling the command.
+text_cases() {
+	test_expect_success "$NLS_PREREQ" "$NLS_TITLE: input file is output file" '
+		echo data >f &&
+		{ nls_gnu cat f >>f 2>expect.err; echo $? >expect.rc; } &&
+		echo data >f &&
+		{ nls_own cat f >>f 2>actual.err; echo $? >actual.rc; } &&
+		test_cmp_v expect.err actual.err &&
+		test_cmp expect.rc actual.rc
+	'
 
-		test_expect_success "$p" "$t: input file is output file" '
-			echo data >f &&
-			{ nls_gnu cat f >>f 2>expect.err; echo $? >expect.rc; } &&
-			echo data >f &&
-			{ nls_own cat f >>f 2>actual.err; echo $? >actual.rc; } &&
-			test_cmp_v expect.err actual.err &&
-			test_cmp expect.rc actual.rc
-		'
+	test_expect_success "$NLS_PREREQ" "$NLS_TITLE: --output-error with a bad MODE" '
+		: >in &&
+		nls_same tee --output-error=x &&
+		nls_same tee --output-error=e &&
+		nls_same tee --output-error= &&
+		nls_same tee -p --output-error=warn-nopipe,exit &&
+		nls_same tee "--output-error=$NLS_QUOTES"
+	'
 
-		test_expect_success "$p" "$t: --output-error with a bad MODE" '
-			: >in &&
-			nls_same tee --output-error=x &&
-			nls_same tee --output-error=e &&
-			nls_same tee --output-error= &&
-			nls_same tee -p --output-error=warn-nopipe,exit &&
-			nls_same tee "--output-error=$NLS_QUOTES"
-		'
+	test_expect_success "$NLS_PREREQ" "$NLS_TITLE: --help up to its last paragraph" '
+		for c in yes tee cat; do
+			nls_gnu $c --help >gnu &&
+			nls_own $c --help >own &&
+			nls_help_head gnu >expect &&
+			nls_help_head own >actual &&
+			test_cmp_v expect actual &&
+			test $(wc -l <expect) -gt 3 || exit 1
+		done
+	'
 
-		test_expect_success "$p" "$t: --help up to its last paragraph" '
-			for c in yes tee cat; do
-				nls_gnu $c --help >gnu &&
-				nls_own $c --help >own &&
-				nls_help_head gnu >expect &&
-				nls_help_head own >actual &&
-				test_cmp_v expect actual &&
-				test $(wc -l <expect) -gt 3 || exit 1
-			done
-		'
+	test_expect_success "SLUICE${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: --help ends with sluice's line, in English" '
+		for c in yes tee cat; do
+			nls_own $c --help >own &&
+			tail -n 2 own >actual &&
+			printf "\nsluice %s: fast yes, tee and cat.  See %s(1) for details.\n" \
+				"$NLS_VERSION" $c >expect &&
+			test_cmp_v expect actual || exit 1
+		done
+	'
 
-		test_expect_success "SLUICE${p:+,}$p" "$t: --help ends with sluice's line, in English" '
-			for c in yes tee cat; do
-				nls_own $c --help >own &&
-				tail -n 2 own >actual &&
-				printf "\nsluice %s: fast yes, tee and cat.  See %s(1) for details.\n" \
-					"$NLS_VERSION" $c >expect &&
-				test_cmp_v expect actual || exit 1
-			done
-		'
+	test_expect_success "SLUICE${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: --version: GNU's first line, then sluice's in English" '
+		for c in yes tee cat; do
+			nls_gnu $c --version | head -n 1 |
+				sed "s/ (GNU coreutils) .*/ (sluice) $NLS_VERSION/" \
+				>expect &&
+			cat >>expect <<-\EOF &&
+			Copyright (C) 2026 The sluice authors.
+			License ISC: <https://opensource.org/licenses/ISC>.
+			This is free software: you are free to change and redistribute it.
+			There is NO WARRANTY, to the extent permitted by law.
+			EOF
+			nls_own $c --version >actual &&
+			test_cmp_v expect actual || exit 1
+		done
+	'
+}
 
-		test_expect_success "SLUICE${p:+,}$p" "$t: --version: GNU's first line, then sluice's in English" '
-			for c in yes tee cat; do
-				nls_gnu $c --version | head -n 1 |
-					sed "s/ (GNU coreutils) .*/ (sluice) $NLS_VERSION/" \
-					>expect &&
-				cat >>expect <<-\EOF &&
-				Copyright (C) 2026 The sluice authors.
-				License ISC: <https://opensource.org/licenses/ISC>.
-				This is free software: you are free to change and redistribute it.
-				There is NO WARRANTY, to the extent permitted by law.
-				EOF
-				nls_own $c --version >actual &&
-				test_cmp_v expect actual || exit 1
-			done
-		'
-	done
-
-	p=${nls#*:}
-	test_expect_success "MULTICALL${p:+,}$p" "$NLS_L: sluice's own messages in English, GNU's hint and quotes" '
+# text_locale_cases: the cases for each locale.
+text_locale_cases() {
+	test_expect_success "MULTICALL${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: sluice's own messages in English, GNU's hint and quotes" '
 		nls_gnu tee --bogus </dev/null 2>gnu;
 		tail -n 1 gnu | sed "s/tee --help/sluice --help/" >hint &&
 		echo "sluice: missing command" >expect &&
@@ -105,14 +99,16 @@ for nls in $NLS_LOCALES; do
 	'
 
 	# sluice's own text, which t9101 checks in the C locale: the same here.
-
-	test_expect_success "MULTICALL${p:+,}$p" "$NLS_L: sluice --help and --version as in the C locale" '
+	test_expect_success "MULTICALL${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: sluice --help and --version as in the C locale" '
 		for o in --help --version; do
 			LC_ALL=C sluice $o >expect &&
 			env LC_ALL="$NLS_L" sluice $o >actual &&
 			test_cmp_v expect actual || exit 1
 		done
 	'
-done
+}
+
+nls_each text_cases
+nls_each_locale text_locale_cases
 
 test_done
