@@ -267,6 +267,6 @@ clean:
 		build-nonls
 
 .PHONY: all bin libs sluice unit check check-san check-host check-multi \
-	static check-static check-clang check-nonls check-deb bench bench-bin install \
-	install-bin install-bin-multi install-lib uninstall check-install \
-	check-example fuzz check-valgrind lint soak clean
+	static check-static check-clang check-nonls check-deb bench bench-bin \
+	install install-bin install-bin-multi install-lib uninstall \
+	check-install check-example fuzz check-valgrind lint soak clean
