@@ -30,10 +30,12 @@ QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
 	t/t1002-tee-errors.sh t/t3001-cat-options.sh t/t3002-cat-errors.sh \
 	t/t9002-cat-man.sh
-# Shell tests of the musl build: the data paths.  The others expect
-# glibc's wording of strerror(3) and getopt_long(3) messages, as GNU has.
+# Shell tests of the musl build: the data paths, and the texts that are
+# translated with no libc wording in them.  The others expect glibc's
+# wording of strerror(3) and getopt_long(3) messages, as GNU has.
 STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t9001-man.sh \
-	t/t1003-tee-matrix.sh t/t3003-cat-matrix.sh t/t9002-cat-man.sh
+	t/t1003-tee-matrix.sh t/t3003-cat-matrix.sh t/t9002-cat-man.sh \
+	t/t9202-nls-text.sh
 
 all: bin sluice libs
 
@@ -131,6 +133,11 @@ check-static:
 check-clang:
 	$(MAKE) CC=clang BUILD=build-clang CFLAGS="$(CFLAGS) -Werror" all unit
 	BUILD=build-clang t/run build-clang/unit/* $(QUICK)
+
+# Without NLS: the unit tests and the quick shell tests, which speak C.
+check-nonls:
+	$(MAKE) NLS=0 all unit
+	BUILD=build-nonls t/run build-nonls/unit/* $(QUICK)
 
 # Build the Debian package, install it, test /usr/lib/sluice/bin, remove it.
 check-deb:
@@ -256,9 +263,10 @@ soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
 
 clean:
-	rm -rf build build-san build-portable build-static build-clang build-fuzz
+	rm -rf build build-san build-portable build-static build-clang build-fuzz \
+		build-nonls
 
 .PHONY: all bin libs sluice unit check check-san check-host check-multi \
-	static check-static check-clang check-deb bench bench-bin install \
-	install-bin install-bin-multi install-lib uninstall check-install \
-	check-example fuzz check-valgrind lint soak clean
+	static check-static check-clang check-nonls check-deb bench bench-bin \
+	install install-bin install-bin-multi install-lib uninstall \
+	check-install check-example fuzz check-valgrind lint soak clean

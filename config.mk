@@ -19,14 +19,22 @@ MULTICALL =
 # tee, F_SETPIPE_SZ): read(2)/write(2) only, into build-portable.
 PORTABLE =
 
+# NLS = 0 builds without message translation: every message in English,
+# into build-nonls.  With NLS = 1 the messages GNU coreutils has are
+# translated by its own catalogs (coreutils.mo), which sluice reads from
+# LOCALEDIR, where the coreutils package installs them; sluice has none.
+NLS = 1
+LOCALEDIR = /usr/share/locale
+
 CC = cc
 CFLAGS = -O2 -g -Wall -Wextra
-CPPFLAGS = -Iinclude $(PORTABLE:1=-DSLUICE_PORTABLE)
+CPPFLAGS = -Iinclude $(PORTABLE:1=-DSLUICE_PORTABLE) \
+	$(if $(filter 1,$(NLS)),-DSLUICE_NLS -DSLUICE_LOCALEDIR='"$(LOCALEDIR)"')
 LDFLAGS =
 
-# Where objects and binaries go; the sanitizer, portable and static
-# builds use their own.
-BUILD = build$(PORTABLE:1=-portable)
+# Where objects and binaries go; the sanitizer, portable, static and
+# NLS = 0 builds use their own.
+BUILD = build$(PORTABLE:1=-portable)$(if $(filter 0,$(NLS)),-nonls)
 
 # The C compiler of the static build (`make static`): musl's wrapper.
 MUSLCC = musl-gcc

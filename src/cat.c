@@ -40,28 +40,29 @@ struct out {
 _Noreturn static void
 usage(void)
 {
-	printf("Usage: %s [OPTION]... [FILE]...\n", program_invocation_name);
-	fputs("Concatenate FILE(s) to standard output.\n"
-	    "\n"
-	    "With no FILE, or when FILE is -, read standard input.\n"
-	    "\n"
+	printf(_("Usage: %s [OPTION]... [FILE]...\n"), program_invocation_name);
+	fputs(_("Concatenate FILE(s) to standard output.\n"), stdout);
+	fputs(_("\n"
+	    "With no FILE, or when FILE is -, read standard input.\n"), stdout);
+	fputs(_("\n"
 	    "  -A, --show-all           equivalent to -vET\n"
 	    "  -b, --number-nonblank    number nonempty output lines, overrides -n\n"
 	    "  -e                       equivalent to -vE\n"
 	    "  -E, --show-ends          display $ at end of each line\n"
 	    "  -n, --number             number all output lines\n"
-	    "  -s, --squeeze-blank      suppress repeated empty output lines\n"
-	    "  -t                       equivalent to -vT\n"
+	    "  -s, --squeeze-blank      suppress repeated empty output lines\n"),
+	    stdout);
+	fputs(_("  -t                       equivalent to -vT\n"
 	    "  -T, --show-tabs          display TAB characters as ^I\n"
 	    "  -u                       (ignored)\n"
-	    "  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB\n",
+	    "  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB\n"),
 	    stdout);
-	fputs(HELP_OPTION_DESCRIPTION, stdout);
-	fputs(VERSION_OPTION_DESCRIPTION, stdout);
-	printf("\n"
+	fputs(_(HELP_OPTION_DESCRIPTION), stdout);
+	fputs(_(VERSION_OPTION_DESCRIPTION), stdout);
+	printf(_("\n"
 	    "Examples:\n"
 	    "  %s f - g  Output f's contents, then standard input, then g's contents.\n"
-	    "  %s        Copy standard input to standard output.\n",
+	    "  %s        Copy standard input to standard output.\n"),
 	    program_invocation_name, program_invocation_name);
 	cmd_help_footer("cat");
 	exit(cmd_flush_stdout());
@@ -101,11 +102,11 @@ add(struct sl_cat *c, const char *name, const struct out *out)
 		cmd_warn_name(name, errno);
 		ok = 0;
 	} else if (is_output(fd, &st, out)) {
-		warnx("%s: input file is output file", cmd_quotef(name));
+		warnx(_("%s: input file is output file"), cmd_quotef(name));
 		ok = 0;
 	} else if (sl_cat_add(c, fd, &side) == -1) {
 		if (side == SL_OUTPUT)
-			err(1, "write error");
+			err(1, "%s", _("write error"));
 		cmd_warn_name(name, errno);
 		ok = 0;
 	}
@@ -180,7 +181,7 @@ main(int argc, char *argv[])
 	}
 
 	if (fstat(STDOUT_FILENO, &st) == -1)
-		err(1, "standard output");
+		err(1, "%s", _("standard output"));
 	if (S_ISREG(st.st_mode)) {
 		out.isreg = 1;
 		out.dev = st.st_dev;
@@ -188,16 +189,16 @@ main(int argc, char *argv[])
 	}
 	if ((cat = sl_cat_open(STDOUT_FILENO, flags)) == NULL) {
 		if (errno == ENOMEM)
-			errx(1, "memory exhausted");
-		err(1, "standard output");
+			errx(1, "%s", _("memory exhausted"));
+		err(1, "%s", _("standard output"));
 	}
 	for (i = 0; i < n; i++) {
 		read_stdin |= strcmp(names[i], "-") == 0;
 		ok &= add(cat, names[i], &out);
 	}
 	if (sl_cat_close(cat) == -1)
-		err(1, "write error");
+		err(1, "%s", _("write error"));
 	if (read_stdin && close(STDIN_FILENO) == -1)
-		err(1, "closing standard input");
+		err(1, "%s", _("closing standard input"));
 	return ok ? 0 : 1;
 }

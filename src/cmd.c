@@ -1,4 +1,4 @@
-/* Shared front-end pieces: program name, --help footer, --version. */
+/* Shared front-end pieces: program name, messages, --help footer, --version. */
 #define _GNU_SOURCE
 #include <err.h>
 #include <errno.h>
@@ -8,6 +8,10 @@
 
 #include "sluice.h"
 #include "cmd.h"
+
+#ifdef SLUICE_NLS
+#include <libintl.h>
+#endif
 
 void
 cmd_init(char *argv0)
@@ -19,6 +23,29 @@ cmd_init(char *argv0)
 	 */
 	program_invocation_short_name = argv0;
 }
+
+#ifdef SLUICE_NLS
+char *
+cmd_gettext(const char *msgid)
+{
+	static int bound;
+	int e = errno;	/* the caller may be about to report it */
+	char *s;
+
+	/*
+	 * Bound at the first message, not at the start, where it would
+	 * cost every run that says nothing (echo x | cat) a few thousand
+	 * instructions.
+	 */
+	if (!bound) {
+		bindtextdomain("coreutils", SLUICE_LOCALEDIR);
+		bound = 1;
+	}
+	s = dgettext("coreutils", msgid);
+	errno = e;
+	return s;
+}
+#endif
 
 void
 cmd_help_footer(const char *name)
@@ -42,7 +69,7 @@ cmd_version(const char *name)
 void
 cmd_try_help(void)
 {
-	fprintf(stderr, "Try '%s --help' for more information.\n",
+	fprintf(stderr, _("Try '%s --help' for more information.\n"),
 	    program_invocation_name);
 	exit(1);
 }
@@ -52,7 +79,7 @@ cmd_flush_stdout(void)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;
-	warn("write error");
+	warn("%s", _("write error"));
 	return 1;
 }
 

@@ -1,9 +1,27 @@
-/* What the yes and tee front-ends share: names, help and version text. */
+/* What the commands share: names, messages, help and version text. */
 #ifndef CMD_H
 #define CMD_H
 
 #include <unistd.h>
 
+/*
+ * _(MSGID): MSGID in the language of the locale's LC_MESSAGES, from
+ * GNU coreutils' own catalogs (the "coreutils" text domain), which
+ * translate sluice as they translate GNU: so every text sluice shares
+ * with GNU 9.1 is written exactly as its msgid there, cut into the same
+ * pieces.  sluice's own texts, which no catalog has (--version, the
+ * last line of --help, the multi-call sluice's --help and messages),
+ * stay in English.  Without NLS (make NLS=0), MSGID as it is.
+ * cmd_gettext(MSGID) is the lookup; it keeps errno.
+ */
+#ifdef SLUICE_NLS
+#define _(msgid) cmd_gettext(msgid)
+char *cmd_gettext(const char *msgid) __attribute__((format_arg(1)));
+#else
+#define _(msgid) (msgid)
+#endif
+
+/* The msgids of GNU's --help lines for --help and --version. */
 #define HELP_OPTION_DESCRIPTION \
 	"      --help        display this help and exit\n"
 #define VERSION_OPTION_DESCRIPTION \
@@ -32,17 +50,17 @@ int cmd_flush_stdout(void);
 const char *cmd_quotef(const char *name);
 
 /*
- * Return ARG quoted for a message as GNU's quote() does, between the
- * locale's quotes, with C escapes.  The result lives until the next call.
+ * Return ARG quoted for a message as GNU's quote_n(SLOT, ARG) does,
+ * between the locale's quotes, with C escapes.  SLOT is 0 or 1: the
+ * result lives until the next call with the same SLOT.
  */
+const char *cmd_quote_n(int slot, const char *arg);
+
+/* cmd_quote_n(0, ARG), as GNU's quote(ARG). */
 const char *cmd_quote(const char *arg);
 
 /* Report error ERR about file NAME as GNU does: "PROGRAM: NAME: strerror",
  * NAME quoted by cmd_quotef. */
 void cmd_warn_name(const char *name, int err);
-
-/* The quotes GNU's quote() puts around an argument in this locale. */
-const char *cmd_lquote(void);
-const char *cmd_rquote(void);
 
 #endif

@@ -25,7 +25,8 @@ plain(unsigned char c, size_t i, size_t len)
 
 /*
  * Length of the character at S (N bytes left), stored in *LEN; return
- * whether it is printable in this locale.  Invalid bytes count singly.
+ * whether it is printable in this locale.  Invalid bytes count singly;
+ * every byte of a character that is not printable gets an escape.
  */
 static int
 printable(const char *s, size_t n, size_t *len)
@@ -58,7 +59,10 @@ add(char **p, const char *s)
 	*p += k;
 }
 
-/* Append the $'...' escape of byte C, as bash writes it, to *P. */
+/*
+ * Append the escape of byte C to *P: \a \b \f \n \r \t \v by letter,
+ * any other as \ooo, as both bash's $'...' and GNU's quote() write it.
+ */
 static void
 add_escape(char **p, unsigned char c)
 {
@@ -78,7 +82,7 @@ const char *
 cmd_quotef(const char *name)
 {
 	static char *out;
-	size_t i, k, len = strlen(name);
+	size_t i, j, k, len = strlen(name);
 	int quote = len == 0, squote = 0, ctl = 0, dqbad = 0, esc = 0;
 	char *p;
 
@@ -111,7 +115,8 @@ cmd_quotef(const char *name)
 	for (i = 0; i < len; i += k) {
 		if (!printable(name + i, len - i, &k)) {
 			add(&p, esc ? "" : "'$'");
-			add_escape(&p, name[i]);
+			for (j = 0; j < k; j++)
+				add_escape(&p, name[i + j]);
 			esc = 1;
 			continue;
 		}
@@ -129,60 +134,61 @@ cmd_quotef(const char *name)
 	return out;
 }
 
-const char *
-cmd_lquote(void)
-{
-	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\u2018" : "'";
-}
-
-const char *
-cmd_rquote(void)
-{
-	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\u2019" : "'";
-}
-
 /*
- * Return ARG quoted for a message as GNU's quote() does: between the
- * locale's quotes, with C escapes for control characters, backslashes
- * and (between ASCII quotes) the quote itself, and octal escapes for
- * bytes that are no printable character here.  The result lives until
- * the next call.
+ * The quote GNU's quote() puts on the LEFT (or the right) of an
+ * argument: the translation of "`" (or "'") in the catalog, as gnulib's
+ * quotearg takes it, for the translators choose their language's marks
+ * („…“ in German, « … » in French); without one, ‘…’ where the locale's
+ * encoding is UTF-8, '…' elsewhere.  GNU 9.1 has one more fallback, for
+ * GB18030, whose left quote is mistyped as the bytes A1 07 65 (a BEL);
+ * 9.11 dropped it for '…', and so does sluice.
  */
-const char *
-cmd_quote(const char *arg)
+static const char *
+locale_quote(int left)
 {
-	static const char letters[] = "\a\b\f\n\r\t\v";
-	static const char names[] = "abfnrtv";
-	static char *out;
-	const char *lq = cmd_lquote(), *rq = cmd_rquote();
-	size_t i, k, len = strlen(arg);
-	int ascii = strcmp(lq, "'") == 0;
-	char *p, tmp[8];
+	const char *msgid = left ? "`" : "'", *t = _(msgid);
 
-	free(out);
+	if (t != msgid)
+		return t;
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") == 0)
+		return left ? "\u2018" : "\u2019";
+	return "'";
+}
+
+const char *
+cmd_quote_n(int slot, const char *arg)
+{
+	static char *out[2];
+	const char *lq = locale_quote(1), *rq = locale_quote(0);
+	size_t i, j, k, len = strlen(arg), rqlen = strlen(rq);
+	char *p;
+
+	free(out[slot]);
 	/* Worst case: every byte an octal escape. */
-	if ((out = malloc(len * 4 + strlen(lq) + strlen(rq) + 1)) == NULL)
+	if ((out[slot] = malloc(len * 4 + strlen(lq) + rqlen + 1)) == NULL)
 		return arg;
-	p = out;
+	p = out[slot];
 	add(&p, lq);
 	for (i = 0; i < len; i += k) {
-		unsigned char c = arg[i];
-		const char *l = c ? strchr(letters, c) : NULL;
-
-		if (printable(arg + i, len - i, &k)) {
-			if (c == '\\' || (c == '\'' && ascii))
-				*p++ = '\\';
-			memcpy(p, arg + i, k);
-			p += k;
+		if (!printable(arg + i, len - i, &k)) {
+			for (j = 0; j < k; j++)
+				add_escape(&p, arg[i + j]);
 			continue;
 		}
-		if (l != NULL)
-			snprintf(tmp, sizeof tmp, "\\%c", names[l - letters]);
-		else
-			snprintf(tmp, sizeof tmp, "\\%03o", c);
-		add(&p, tmp);
+		/* A backslash, and the closing quote, must not pass as is. */
+		if (arg[i] == '\\' ||
+		    (rqlen > 0 && strncmp(arg + i, rq, rqlen) == 0))
+			*p++ = '\\';
+		memcpy(p, arg + i, k);
+		p += k;
 	}
 	add(&p, rq);
 	*p = '\0';
-	return out;
+	return out[slot];
+}
+
+const char *
+cmd_quote(const char *arg)
+{
+	return cmd_quote_n(0, arg);
 }

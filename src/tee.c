@@ -44,17 +44,17 @@ struct run {
 _Noreturn static void
 usage(void)
 {
-	printf("Usage: %s [OPTION]... [FILE]...\n", program_invocation_name);
-	fputs("Copy standard input to each FILE, and also to standard output.\n"
+	printf(_("Usage: %s [OPTION]... [FILE]...\n"), program_invocation_name);
+	fputs(_("Copy standard input to each FILE, and also to standard output.\n"
 	    "\n"
 	    "  -a, --append              append to the given FILEs, do not overwrite\n"
-	    "  -i, --ignore-interrupts   ignore interrupt signals\n"
-	    "  -p                        diagnose errors writing to non pipes\n"
-	    "      --output-error[=MODE]   set behavior on write error.  See MODE below\n",
+	    "  -i, --ignore-interrupts   ignore interrupt signals\n"), stdout);
+	fputs(_("  -p                        diagnose errors writing to non pipes\n"
+	    "      --output-error[=MODE]   set behavior on write error.  See MODE below\n"),
 	    stdout);
-	fputs(HELP_OPTION_DESCRIPTION, stdout);
-	fputs(VERSION_OPTION_DESCRIPTION, stdout);
-	fputs("\n"
+	fputs(_(HELP_OPTION_DESCRIPTION), stdout);
+	fputs(_(VERSION_OPTION_DESCRIPTION), stdout);
+	fputs(_("\n"
 	    "MODE determines behavior with write errors on the outputs:\n"
 	    "  warn           diagnose errors writing to any output\n"
 	    "  warn-nopipe    diagnose errors writing to any output not a pipe\n"
@@ -63,7 +63,7 @@ usage(void)
 	    "The default MODE for the -p option is 'warn-nopipe'.\n"
 	    "The default operation when --output-error is not specified, is to\n"
 	    "exit immediately on error writing to a pipe, and diagnose errors\n"
-	    "writing to non pipe outputs.\n", stdout);
+	    "writing to non pipe outputs.\n"), stdout);
 	cmd_help_footer("tee");
 	exit(cmd_flush_stdout());
 }
@@ -85,13 +85,13 @@ parse_mode(const char *arg)
 	}
 	if (found != -1 && !ambiguous)
 		return M_WARN + found;
-	warnx("%s argument %s for %s--output-error%s",
-	    found == -1 ? "invalid" : "ambiguous", cmd_quote(arg),
-	    cmd_lquote(), cmd_rquote());
-	fputs("Valid arguments are:\n", stderr);
+	warnx(found == -1 ? _("invalid argument %s for %s") :
+	    _("ambiguous argument %s for %s"), cmd_quote_n(0, arg),
+	    cmd_quote_n(1, "--output-error"));
+	fputs(_("Valid arguments are:"), stderr);
 	for (i = 0; i < n; i++)
-		fprintf(stderr, "  - %s%s%s\n", cmd_lquote(), mode_names[i],
-		    cmd_rquote());
+		fprintf(stderr, "\n  - %s", cmd_quote(mode_names[i]));
+	fputc('\n', stderr);
 	cmd_try_help();
 }
 
@@ -110,7 +110,8 @@ failed(void *ctx, size_t i, int err)
 	/* A broken pipe is worth a word only in the warn and exit modes. */
 	if (err == EPIPE && r->mode != M_WARN && r->mode != M_EXIT)
 		return 0;
-	cmd_warn_name(r->names[i], err);
+	/* Translated only here: looking it up opens the catalog. */
+	cmd_warn_name(i == 0 ? _(r->names[0]) : r->names[i], err);
 	r->ok = 0;
 	return exits(r->mode) ? -1 : 0;
 }
@@ -167,7 +168,7 @@ main(int argc, char *argv[])
 	r.names = argv + optind - 1;
 	r.names[0] = "standard output";
 	if ((outs = calloc(nfiles + 1, sizeof *outs)) == NULL)
-		errx(1, "memory exhausted");
+		errx(1, "%s", _("memory exhausted"));
 	outs[0].fd = STDOUT_FILENO;
 	/* "-" is a file like any other, as POSIX asks. */
 	for (i = 1; i <= nfiles; i++) {
@@ -182,7 +183,7 @@ main(int argc, char *argv[])
 	}
 
 	if (sl_fanout(STDIN_FILENO, outs, nfiles + 1, failed, &r) == -1) {
-		warn("read error");
+		warn("%s", _("read error"));
 		r.ok = 0;
 	}
 	for (i = 1; i <= nfiles; i++)
@@ -192,6 +193,6 @@ main(int argc, char *argv[])
 		}
 	free(outs);
 	if (close(STDIN_FILENO) == -1)
-		err(1, "standard input");
+		err(1, "%s", _("standard input"));
 	return r.ok ? 0 : 1;
 }

@@ -21,13 +21,13 @@ static const struct option long_options[] = {
 _Noreturn static void
 usage(void)
 {
-	printf("Usage: %s [STRING]...\n"
-	    "  or:  %s OPTION\n", program_invocation_name,
+	printf(_("Usage: %s [STRING]...\n"
+	    "  or:  %s OPTION\n"), program_invocation_name,
 	    program_invocation_name);
-	fputs("Repeatedly output a line with all specified STRING(s), or 'y'.\n"
-	    "\n", stdout);
-	fputs(HELP_OPTION_DESCRIPTION, stdout);
-	fputs(VERSION_OPTION_DESCRIPTION, stdout);
+	fputs(_("Repeatedly output a line with all specified STRING(s), or 'y'.\n"
+	    "\n"), stdout);
+	fputs(_(HELP_OPTION_DESCRIPTION), stdout);
+	fputs(_(VERSION_OPTION_DESCRIPTION), stdout);
 	cmd_help_footer("yes");
 	exit(cmd_flush_stdout());
 }
@@ -44,11 +44,11 @@ join(char **args, int n, size_t *len)
 		size_t k = strlen(args[i]) + 1;
 
 		if (total > SIZE_MAX - k)
-			errx(1, "memory exhausted");
+			errx(1, "%s", _("memory exhausted"));
 		total += k;
 	}
 	if ((line = malloc(total)) == NULL)
-		errx(1, "memory exhausted");
+		errx(1, "%s", _("memory exhausted"));
 	for (p = line, i = 0; i < n; i++) {
 		size_t k = strlen(args[i]);
 
@@ -90,5 +90,5 @@ main(int argc, char *argv[])
 	}
 	line = join(args, nargs, &len);
 	sl_repeat(STDOUT_FILENO, line, len);
-	err(1, "standard output");
+	err(1, "%s", _("standard output"));
 }

@@ -5,13 +5,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-man.sh"
 
-# MULTICALL: the commands under test come with a multi-call sluice
-# beside them (the build, `make check-multi`'s links); not GNU's.
-test_lazy_prereq MULTICALL '
-	test_have_prereq SLUICE &&
-	test -x "$BIN_DIR/sluice"
-'
-
 # SEPARATE: the separate yes, tee and cat that the build made, to hold
 # sluice's commands against.
 MULTI_SEP=$SRC_DIR/${BUILD:-build}

@@ -137,6 +137,13 @@ test_lazy_prereq SLUICE '
 	test "${TEST_HOST:-}" != 1
 '
 
+# MULTICALL: the commands under test come with a multi-call sluice
+# beside them (the build, `make check-multi`'s links); not GNU's.
+test_lazy_prereq MULTICALL '
+	test_have_prereq SLUICE &&
+	test -x "$BIN_DIR/sluice"
+'
+
 # ROOT: running as root, whom permission bits do not stop.
 test_lazy_prereq ROOT '
 	test "$(id -u)" = 0
