@@ -4,7 +4,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 
-SQ="'"
 # GNU's curly quotes under a UTF-8 locale.
 LQ=$(printf '\342\200\230')
 RQ=$(printf '\342\200\231')
@@ -165,7 +164,6 @@ for opt in -i --ignore-interrupts; do
 	printf a >&3 &&
 	wait_for_content f a &&
 	kill -INT $pid &&
-	sleep 0.5 &&
 	(trap "" PIPE && printf b >&3) &&
 	exec 3>&- &&
 	test_expect_code 0 wait $pid &&

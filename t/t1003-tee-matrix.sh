@@ -9,14 +9,13 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-fault.sh"
+. "$TEST_DIR/lib-proc.sh"
 
 SIZES="0 1 4095 4096 65537"
 BIG=67108864
 LATE=4194304
 PRIOR="prior content
 "
-
-SQ="'"
 
 # The command in front of tee: empty, or with_faults SPEC (tee_set_faults);
 # then sockout for a socket stdout, or nothing.
@@ -137,29 +136,28 @@ tee_run_set() {
 	null)	tee_run_src "$@" /dev/null | cat >out ;;
 	devnull) tee_run_src "$@" >/dev/null ;;
 	fifo)
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" >fo ;;
 	fifoop)
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" fo | cat >out ;;
 	all)
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" f1 /dev/null fo f2 | cat >out ;;
 	allapp)
 		printf "$PRIOR" >f1 && printf "$PRIOR" >f2 &&
 		printf "$PRIOR" >out &&
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" -a f1 fo f2 >>out ;;
 	sock)
 		OUTWRAP="$(python3_path) -I -S $TRASH/sockout.py" &&
 		tee_run_src "$@" >out ;;
 	allsock)
 		OUTWRAP="$(python3_path) -I -S $TRASH/sockout.py" &&
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" f1 fo /dev/null >out ;;
 	esac
-	# If tee never opened the fifo, let its reader see end of file.
-	if [ -p fo ]; then : <>fo; fi
+	if [ -p fo ]; then fifo_reader_end; fi
 	wait
 }
 

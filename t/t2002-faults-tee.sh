@@ -42,7 +42,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 
-SQ="'"
 STDOUT="${SQ}standard output${SQ}"
 
 # tee_outputs PATH: the files that catch PATH's outputs, as FILE:NAME.

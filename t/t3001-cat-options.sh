@@ -6,9 +6,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 
-SQ="'"
-GNU_CAT=/usr/bin/cat
-
 # The text of most cases: empty lines at the start, in runs and at the
 # end, tabs, a control byte, DEL, bytes of the high half, CR LF, and a
 # last line without LF.

@@ -4,8 +4,6 @@
 # coreutils 9.1's.
 . "$(dirname "$0")/test-lib.sh"
 
-SQ="'"
-
 test_expect_success 'setup: inputs' '
 	printf "one\n" >"$TRASH/one" &&
 	printf "two\n" >"$TRASH/two" &&

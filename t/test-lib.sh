@@ -43,10 +43,23 @@ fi
 PATH=$BIN_DIR:$PATH
 export PATH BIN_DIR TEST_DIR SRC_DIR
 
+# The system's tools, by their path: the commands under test come first
+# in PATH, and neither a helper nor an expectation may be made with them.
+# SYS_CAT only copies bytes, as any cat does (plumbing, reading a file);
+# GNU_CAT makes the expected output of cat's options, as GNU coreutils'
+# cat does, and GNU_YES (through yes_ref) yes's stream: cases that use
+# them need the prerequisite GNU.  SQ is a single quote, for messages.
+SYS_CAT=/usr/bin/cat
+GNU_CAT=/usr/bin/cat
+GNU_YES=/usr/bin/yes
+SQ="'"
+
 test_count=0
 test_failed=0
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-test.XXXXXX") || exit 1
 trap 'cd / && rm -rf "$TRASH"' EXIT
+# Killed (t/run's guard against a hang): the scratch directory goes too.
+trap 'exit 143' TERM
 cd "$TRASH" || exit 1
 
 # In the sanitizer build (SLUICE_SAN=1), LeakSanitizer cannot run under
@@ -137,6 +150,13 @@ test_lazy_prereq SLUICE '
 	test "${TEST_HOST:-}" != 1
 '
 
+# GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_YES), whose
+# output the expectations are.
+test_lazy_prereq GNU '
+	$GNU_CAT --version | grep -q "GNU coreutils" &&
+	$GNU_YES --version | grep -q "GNU coreutils"
+'
+
 # ROOT: running as root, whom permission bits do not stop.
 test_lazy_prereq ROOT '
 	test "$(id -u)" = 0
@@ -153,7 +173,7 @@ test_lazy_prereq ZEROCOPY '
 # PYTHON3: a python3 interpreter, run with test_python3.
 test_lazy_prereq PYTHON3 '
 	python3 -c "import sys; print(sys.executable)" >"$TRASH/python3" &&
-	test -x "$(cat "$TRASH/python3")"
+	test -x "$($SYS_CAT "$TRASH/python3")"
 '
 
 # test_python3 ARG...: run the python3 interpreter itself, isolated (-I
@@ -166,7 +186,7 @@ test_python3() {
 # python3_path: print the path of that interpreter, as a word to put after
 # strace or env, where a shell function cannot go.
 python3_path() {
-	test_have_prereq PYTHON3 && cat "$TRASH/python3" || {
+	test_have_prereq PYTHON3 && $SYS_CAT "$TRASH/python3" || {
 		echo "python3_path: no python3 (a case without PYTHON3?)" >&2
 		return 1
 	}
@@ -190,6 +210,9 @@ test_expect_success() {
 	done
 	rm -rf "$TRASH/case" && mkdir "$TRASH/case" && cd "$TRASH/case" ||
 		exit 1
+	if [ -n "${TEST_CASE_LOG:-}" ]; then
+		echo "$test_count - $1" >"$TEST_CASE_LOG"
+	fi
 	if (eval "$2") >"$TRASH/log" 2>&1; then
 		echo "ok $test_count - $1"
 	else
@@ -307,7 +330,7 @@ SIGPIPE_STATUS=$(sigpipe_code)
 
 # yes_ref LINE... : the expected stream of `yes LINE...`, from GNU yes.
 yes_ref() {
-	/usr/bin/yes "$@"
+	$GNU_YES "$@"
 }
 
 # yes_prefix FILE LINE...: FILE is `yes LINE...` or an exact prefix of
@@ -323,8 +346,8 @@ yes_prefix() {
 # shows it, so that the report stays text; then the bytes are compared.
 # The cat is the system's, never the cat under test.
 test_cmp_v() {
-	/usr/bin/cat -v "$1" >"$1.v" &&
-	/usr/bin/cat -v "$2" >"$2.v" &&
+	$GNU_CAT -v "$1" >"$1.v" &&
+	$GNU_CAT -v "$2" >"$2.v" &&
 	test_cmp "$1.v" "$2.v" &&
 	test_cmp "$1" "$2"
 }
