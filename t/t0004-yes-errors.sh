@@ -6,6 +6,7 @@
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-proc.sh"
 . "$TEST_DIR/lib-fault.sh"
+test_require_prereq GNU
 
 MiB=1048576
 

@@ -38,7 +38,7 @@ test_expect_success DEVFULL 'stdout /dev/full: one message, files complete' '
 '
 
 test_expect_success DEVFULL 'stdout /dev/full, input from a pipe' '
-	cat "$TRASH/in" | save_status tee f1 f2 >/dev/full 2>err &&
+	$SYS_CAT "$TRASH/in" | save_status tee f1 f2 >/dev/full 2>err &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -56,7 +56,7 @@ test_expect_success DEVFULL 'a file output /dev/full: one message, rest complete
 '
 
 test_expect_success DEVFULL 'a file output /dev/full, input from a pipe' '
-	cat "$TRASH/in" | save_status tee /dev/full f 2>err | cat >out &&
+	$SYS_CAT "$TRASH/in" | save_status tee /dev/full f 2>err | $SYS_CAT >out &&
 	test_status 1 &&
 	echo "tee: /dev/full: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -65,7 +65,7 @@ test_expect_success DEVFULL 'a file output /dev/full, input from a pipe' '
 '
 
 test_expect_success DEVFULL '/dev/full as the only output besides stdout' '
-	cat "$TRASH/in" | save_status tee /dev/full 2>err | cat >out &&
+	$SYS_CAT "$TRASH/in" | save_status tee /dev/full 2>err | $SYS_CAT >out &&
 	test_status 1 &&
 	echo "tee: /dev/full: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -91,9 +91,9 @@ test_expect_success DEVFULL '--output-error=exit stops early' '
 '
 
 test_expect_success DEVFULL '--output-error=exit-nopipe stops early' '
-	cat "$TRASH/in10m" |
+	$SYS_CAT "$TRASH/in10m" |
 	save_status tee --output-error=exit-nopipe /dev/full f 2>err |
-		cat >out &&
+		$SYS_CAT >out &&
 	test_status 1 &&
 	echo "tee: /dev/full: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -105,7 +105,7 @@ test_expect_success DEVFULL '--output-error=exit-nopipe stops early' '
 # `head -c 1`; leave tee's status in status (save_status), its stderr
 # in err.
 tee_broken_pipe() {
-	cat "$TRASH/in10m" | save_status tee "$@" f 2>err | head -c 1 >first
+	$SYS_CAT "$TRASH/in10m" | save_status tee "$@" f 2>err | head -c 1 >first
 }
 
 test_expect_success 'broken stdout pipe: killed by SIGPIPE, no message' '
@@ -231,7 +231,7 @@ test_expect_success 'closed stdout: message, the file is complete' '
 '
 
 test_expect_success 'closed stdout, input from a pipe' '
-	cat "$TRASH/in" | save_status tee f1 f2 >&- 2>err &&
+	$SYS_CAT "$TRASH/in" | save_status tee f1 f2 >&- 2>err &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Bad file descriptor" >expect &&
 	test_cmp expect err &&
@@ -256,7 +256,7 @@ test_expect_success 'closed stdin: read error and close error' '
 # and retry, a fix sluice follows.
 test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
 	save_status with_nonblock 1 tee f <"$TRASH/in" 2>err |
-		{ sleep 1; cat; } >out &&
+		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
@@ -264,9 +264,9 @@ test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
 '
 
 test_expect_success SLUICE 'non-blocking stdout from a pipe: exact, status 0' '
-	cat "$TRASH/in" |
+	$SYS_CAT "$TRASH/in" |
 	save_status with_nonblock 1 tee f1 f2 2>err |
-		{ sleep 1; cat; } >out &&
+		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
@@ -276,9 +276,9 @@ test_expect_success SLUICE 'non-blocking stdout from a pipe: exact, status 0' '
 
 test_expect_success SLUICE,STRACE 'non-blocking stdout: waits, does not spin' '
 	head -c 1048576 "$TRASH/in" >in1m &&
-	cat in1m | save_status with_nonblock 1 strace -f -qq -o trace \
+	$SYS_CAT in1m | save_status with_nonblock 1 strace -f -qq -o trace \
 		-e trace=splice,tee,write,poll,ppoll tee f 2>err |
-		{ sleep 1; cat; } >out &&
+		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
 	test_cmp in1m out &&
 	test_cmp in1m f &&
@@ -289,8 +289,8 @@ test_expect_success SLUICE,STRACE 'non-blocking stdout: waits, does not spin' '
 
 # GNU 9.1 reports "read error: Resource temporarily unavailable".
 test_expect_success SLUICE 'non-blocking stdin, slow writer: exact output' '
-	{ sleep 1; cat "$TRASH/in"; } |
-	save_status with_nonblock 0 tee f 2>err | cat >out &&
+	{ sleep 1; $SYS_CAT "$TRASH/in"; } |
+	save_status with_nonblock 0 tee f 2>err | $SYS_CAT >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
@@ -298,9 +298,9 @@ test_expect_success SLUICE 'non-blocking stdin, slow writer: exact output' '
 '
 
 test_expect_success SLUICE 'non-blocking stdin, several outputs, trickle' '
-	{ printf a; sleep 1; cat "$TRASH/in"; sleep 1; printf z; } |
-	save_status with_nonblock 0 tee f1 f2 2>err | cat >out &&
-	{ printf a; cat "$TRASH/in"; printf z; } >expect.data &&
+	{ printf a; sleep 1; $SYS_CAT "$TRASH/in"; sleep 1; printf z; } |
+	save_status with_nonblock 0 tee f1 f2 2>err | $SYS_CAT >out &&
+	{ printf a; $SYS_CAT "$TRASH/in"; printf z; } >expect.data &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp expect.data out &&
@@ -311,7 +311,7 @@ test_expect_success SLUICE 'non-blocking stdin, several outputs, trickle' '
 test_expect_success SLUICE,STRACE 'non-blocking stdin: waits, does not spin' '
 	{ sleep 1; printf abc; } |
 	save_status with_nonblock 0 strace -f -qq -o trace \
-		-e trace=read,splice,tee,poll,ppoll tee f 2>err | cat >out &&
+		-e trace=read,splice,tee,poll,ppoll tee f 2>err | $SYS_CAT >out &&
 	test_status 0 &&
 	printf abc >expect &&
 	test_cmp expect out &&
@@ -376,7 +376,7 @@ test_expect_success PYTHON3 'latency with several outputs: files, a fifo, stdout
 
 test_expect_success 'latency: a trickle of lines arrives line by line' '
 	for i in 1 2 3 4 5; do echo $i; sleep 0.3; done |
-	save_status tee f | cat >out &&
+	save_status tee f | $SYS_CAT >out &&
 	test_status 0 &&
 	printf "%s\n" 1 2 3 4 5 >expect &&
 	test_cmp expect out &&
@@ -395,9 +395,9 @@ test_expect_success '1000 outputs at once, input from a file' '
 '
 
 test_expect_success '1000 outputs at once, input from a pipe' '
-	cat "$TRASH/small" |
+	$SYS_CAT "$TRASH/small" |
 	save_status with_ulimit -n 2048 tee $(seq -f f%g 1000) 2>err |
-		cat >out &&
+		$SYS_CAT >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/small" out &&
@@ -433,8 +433,8 @@ for lim in 8 9 10 11 12 13; do
 					tee f1 f2 f3 f4 f5 f6 f7 \
 					<"$TRASH/in" >out 2>err
 			else
-				cat "$TRASH/in" | save_status with_fd_limit $flim \
-					tee f1 f2 f3 f4 f5 f6 f7 2>err | cat >out
+				$SYS_CAT "$TRASH/in" | save_status with_fd_limit $flim \
+					tee f1 f2 f3 f4 f5 f6 f7 2>err | $SYS_CAT >out
 			fi &&
 			ok=$((flim - 3)) &&
 			if test $ok -ge 7

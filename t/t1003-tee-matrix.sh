@@ -31,7 +31,7 @@ OUTWRAP=
 # front of tee after with_faults; tee_write_sockout FILE writes it, run as
 # "$(python3_path)" -I -S FILE CMD...
 tee_write_sockout() {
-	cat >"$1" <<-\EOF
+	$SYS_CAT >"$1" <<-\EOF
 	import os, signal, socket, sys
 	a, b = socket.socketpair()
 	pid = os.fork()
@@ -85,7 +85,7 @@ tee_feed() {
 	if [ "$1" = trickle ]; then
 		tee_trickle <"$TRASH/in.$2"
 	else
-		cat "$TRASH/in.$2"
+		$SYS_CAT "$TRASH/in.$2"
 	fi
 }
 
@@ -127,23 +127,23 @@ tee_run_set() {
 	rm -f out f f1 f2 fo fi fo.out status err
 	OUTWRAP=
 	case $set in
-	pipe)	tee_run_src "$@" | cat >out ;;
+	pipe)	tee_run_src "$@" | $SYS_CAT >out ;;
 	file)	tee_run_src "$@" >out ;;
 	fileop)	tee_run_src "$@" f >/dev/null ;;
 	append)
 		printf "$PRIOR" >f && printf "$PRIOR" >out &&
 		tee_run_src "$@" -a f >>out ;;
-	null)	tee_run_src "$@" /dev/null | cat >out ;;
+	null)	tee_run_src "$@" /dev/null | $SYS_CAT >out ;;
 	devnull) tee_run_src "$@" >/dev/null ;;
 	fifo)
 		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" >fo ;;
 	fifoop)
 		mkfifo fo && fifo_reader fo fo.out &&
-		tee_run_src "$@" fo | cat >out ;;
+		tee_run_src "$@" fo | $SYS_CAT >out ;;
 	all)
 		mkfifo fo && fifo_reader fo fo.out &&
-		tee_run_src "$@" f1 /dev/null fo f2 | cat >out ;;
+		tee_run_src "$@" f1 /dev/null fo f2 | $SYS_CAT >out ;;
 	allapp)
 		printf "$PRIOR" >f1 && printf "$PRIOR" >f2 &&
 		printf "$PRIOR" >out &&
@@ -201,12 +201,12 @@ tee_check_exact() {
 # named (or all of them after a read error) holds a prefix of its data and
 # every other output is exact.
 tee_check_late() {
-	if [ "$(cat status)" = 0 ] && ! [ -s err ]; then
+	if [ "$($SYS_CAT status)" = 0 ] && ! [ -s err ]; then
 		tee_check_exact "$@"
 		return
 	fi
 	test_status 1 || return 1
-	cat err &&
+	$SYS_CAT err &&
 	test "$(wc -l <err)" = 1 || return 1
 	who=$(sed -n "s/^tee: \(.*\): \(Invalid argument\|Function not implemented\)\$/\1/p" err)
 	case $who in
@@ -248,7 +248,7 @@ test_expect_success 'setup: inputs' '
 	tee_write_sockout "$TRASH/sockout.py" &&
 	for n in $SIZES $LATE $BIG; do
 		head -c $n /dev/urandom >"$TRASH/in.$n" &&
-		{ printf "$PRIOR" && cat "$TRASH/in.$n"; } >"$TRASH/app.$n" ||
+		{ printf "$PRIOR" && $SYS_CAT "$TRASH/in.$n"; } >"$TRASH/app.$n" ||
 		exit 1
 	done
 '

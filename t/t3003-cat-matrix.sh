@@ -9,6 +9,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 SIZES="0 1 4095 4096 4097 65535 65536 65537 1048577"
 PRIOR="prior content

@@ -53,6 +53,23 @@ SYS_CAT=/usr/bin/cat
 GNU_CAT=/usr/bin/cat
 GNU_YES=/usr/bin/yes
 SQ="'"
+export SYS_CAT GNU_CAT GNU_YES
+
+# The script's options, as git's test-lib takes them: --run=LIST (only
+# the cases numbered in LIST, such as 1,4-6; the others are skipped),
+# -v (each case's output shown, passed or not), -i (stop at the first
+# failing case).
+test_run_list= test_verbose= test_immediate=
+for test_arg in "$@"; do
+	case $test_arg in
+	--run=*)	test_run_list=${test_arg#--run=} ;;
+	-v|--verbose)	test_verbose=1 ;;
+	-i|--immediate)	test_immediate=1 ;;
+	*)	echo "Bail out! test-lib: unknown option $test_arg" \
+			"(--run=LIST, -v, -i)"
+		exit 1 ;;
+	esac
+done
 
 test_count=0
 test_failed=0
@@ -157,6 +174,16 @@ test_lazy_prereq GNU '
 	$GNU_YES --version | grep -q "GNU coreutils"
 '
 
+# test_require_prereq NAME: every case of the script needs NAME (GNU, for
+# a script whose expectations come from GNU_CAT or yes_ref).  Without it
+# none runs: the plan "1..0 # SKIP missing NAME", which t/run counts as a
+# skip.
+test_require_prereq() {
+	test_have_prereq "$1" && return 0
+	echo "1..0 # SKIP missing $1"
+	exit 0
+}
+
 # ROOT: running as root, whom permission bits do not stop.
 test_lazy_prereq ROOT '
 	test "$(id -u)" = 0
@@ -192,16 +219,39 @@ python3_path() {
 	}
 }
 
+# test_selected N: case N is to run (the script's --run=LIST, if any,
+# names it: numbers and ranges A-B, comma separated).
+test_selected() {
+	[ -z "$test_run_list" ] && return 0
+	for ts_item in $(echo "$test_run_list" | tr , ' '); do
+		case $ts_item in
+		*-*)	[ "$1" -ge "${ts_item%-*}" ] &&
+			[ "$1" -le "${ts_item#*-}" ] && return 0 ;;
+		*)	[ "$1" = "$ts_item" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 # test_expect_success [PREREQ,...] TITLE SCRIPT: one case.  SCRIPT runs
 # in a subshell, in a fresh directory $TRASH/case; it passes if it exits
-# 0.  Its output is shown only if it fails.
+# 0 and what it gave test_when_finished succeeds.  Its output is shown
+# only if it fails (or under -v).  Any other number of arguments (a
+# quote lost) ends the script.
 test_expect_success() {
-	prereq=
-	if [ $# = 3 ]; then
-		prereq=$1
-		shift
-	fi
+	case $# in
+	2)	prereq= ;;
+	3)	prereq=$1
+		shift ;;
+	*)	echo "Bail out! test_expect_success: $# arguments," \
+			"not [PREREQ] TITLE SCRIPT, after case $test_count"
+		exit 1 ;;
+	esac
 	test_count=$((test_count + 1))
+	if ! test_selected $test_count; then
+		echo "ok $test_count # skip $1 (--run)"
+		return 0
+	fi
 	for p in $(echo "$prereq" | tr , ' '); do
 		if ! test_have_prereq "$p"; then
 			echo "ok $test_count # skip $1 (missing $p)"
@@ -213,15 +263,35 @@ test_expect_success() {
 	if [ -n "${TEST_CASE_LOG:-}" ]; then
 		echo "$test_count - $1" >"$TEST_CASE_LOG"
 	fi
-	if (eval "$2") >"$TRASH/log" 2>&1; then
+	if (
+		test_cleanup=
+		trap 'tc_status=$?; tc_failed=; eval "$test_cleanup"
+			[ -z "$tc_failed" ] || tc_status=1; exit $tc_status' EXIT
+		eval "$2"
+	) >"$TRASH/log" 2>&1; then
 		echo "ok $test_count - $1"
+		if [ -n "$test_verbose" ]; then
+			sed 's/^/#   /' "$TRASH/log"
+		fi
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/log"
 		printf '#   in:%s\n' "$(echo "$2" | sed 's/^/#     /')"
+		if [ -n "$test_immediate" ]; then
+			echo "1..$test_count"
+			exit 1
+		fi
 	fi
 	cd "$TRASH" || exit 1
+}
+
+# test_when_finished CMD...: inside a case, run CMD when the case ends,
+# passed, failed or left by exit: a clean-up that cannot be skipped.
+# Clean-ups run last first; one that fails makes the case fail.
+test_when_finished() {
+	test_cleanup="{ $*
+} || tc_failed=1; $test_cleanup"
 }
 
 # The two paths of the engine: zc, the default settings, where zero-copy
@@ -233,6 +303,12 @@ test_expect_success() {
 # titled "zero-copy: TITLE" or "SLUICE_ZEROCOPY=0: TITLE".  SCRIPT sees
 # SLUICE_ZEROCOPY=0 exported on the rw path and unset on the zc path.
 test_path() {
+	case $# in
+	3|4)	;;
+	*)	echo "Bail out! test_path: $# arguments," \
+			"not PATH [PREREQ] TITLE SCRIPT, after case $test_count"
+		exit 1 ;;
+	esac
 	tp_path=$1
 	shift
 	tp_prereq=
