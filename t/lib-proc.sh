@@ -29,8 +29,8 @@ wait_for_match() {
 }
 
 # wait_for_content FILE CONTENT: wait until FILE holds exactly CONTENT
-# (as $($SYS_CAT FILE) gives it: trailing newlines dropped).  Gives up after
-# about 30 s and fails.
+# (as $($SYS_CAT FILE) gives it: trailing newlines dropped).  Gives up
+# after about 30 s and fails.
 wait_for_content() {
 	wc_i=0
 	until [ "$($SYS_CAT "$1" 2>/dev/null)" = "$2" ]; do

@@ -108,7 +108,8 @@ test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 	os.mkfifo("fifo")
 	a, b = socket.socketpair()
 	if pipe_input:
-	    feed = subprocess.Popen([os.environ["SYS_CAT"], src], stdout=subprocess.PIPE)
+	    feed = subprocess.Popen([os.environ["SYS_CAT"], src],
+	        stdout=subprocess.PIPE)
 	    stdin = feed.stdout
 	else:
 	    stdin = open(src, "rb")

@@ -62,7 +62,8 @@ if sndbuf:
     b.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
 data = open(src, "rb").read()
 if pipe_input:
-    feed = subprocess.Popen([os.environ["SYS_CAT"], src], stdout=subprocess.PIPE)
+    feed = subprocess.Popen([os.environ["SYS_CAT"], src],
+        stdout=subprocess.PIPE)
     stdin = feed.stdout
 else:
     stdin = open(src, "rb")
