@@ -3,6 +3,7 @@
 # errors, closed descriptors, broken pipes.  Expectations are GNU
 # coreutils 9.1's.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-proc.sh"
 test_require_prereq GNU
 
 test_expect_success 'setup: inputs' '
@@ -158,10 +159,11 @@ test_expect_success 'allowed: the output is not a regular file' '
 	cat /dev/null >/dev/null 2>err &&
 	test_must_be_empty err &&
 	mkfifo fifo &&
-	{ cat fifo >out & } &&
-	printf "abc\n" >fifo &&
-	wait &&
 	printf "abc\n" >expect &&
+	fifo_writer fifo expect &&
+	save_status cat fifo >out
+	fifo_writer_end fifo &&
+	test_status 0 &&
 	test_cmp expect out
 '
 
