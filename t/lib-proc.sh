@@ -91,3 +91,22 @@ fifo_reader_end() {
 	exec 9>&-
 	wait
 }
+
+# fifo_head FIFO OUT: from the background, open FIFO by name, copy the
+# first byte that comes through it into OUT and leave (head -c 1): a
+# reader that goes away.  Give the case test_when_finished "fifo_head_end
+# FIFO", so that it is let go if no writer came.
+fifo_head() {
+	{ head -c 1 "$1" >"$2" & }
+	fifo_head_pid=$!
+}
+
+# fifo_head_end FIFO: wait until the reader that fifo_head started has
+# left.  A byte written here, on a read-write descriptor held until then,
+# is what it takes if nothing else came, whether it is waiting in its
+# open, has not reached it yet, or waits for data.
+fifo_head_end() {
+	exec 9<>"$1" && printf x >&9 || return 1
+	wait "$fifo_head_pid"
+	exec 9>&-
+}

@@ -5,6 +5,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 # tee_read_within SECS: copy to stdout the first byte of stdin if it
 # arrives within SECS seconds; nothing if it does not.  Needs PYTHON3.
@@ -155,40 +156,40 @@ test_expect_success 'broken stdout pipe, --output-error=exit-nopipe' '
 '
 
 test_expect_success 'broken pipe from yes | head: killed by SIGPIPE' '
-	yes | head -c 10M | save_status tee f | head -c 1 >first &&
+	$GNU_YES | head -c 10M | save_status tee f | head -c 1 >first &&
 	test_status $SIGPIPE_STATUS &&
 	printf y >expect &&
 	test_cmp expect first
 '
 
 test_expect_success 'broken pipe from yes | head with -p: f complete' '
-	yes | head -c 10M | save_status tee -p f | head -c 1 >first &&
+	$GNU_YES | head -c 10M | save_status tee -p f | head -c 1 >first &&
 	test_status 0 &&
-	yes | head -c 10M >expect &&
+	yes_ref | head -c 10M >expect &&
 	test_cmp expect f
 '
 
 test_expect_success 'a broken fifo output: killed by SIGPIPE' '
 	mkfifo fo &&
-	{ head -c 1 fo >first & } &&
+	fifo_head fo first &&
+	test_when_finished "fifo_head_end fo" &&
 	test_expect_code $SIGPIPE_STATUS tee fo f <"$TRASH/in10m" >out 2>err &&
-	wait &&
 	test_must_be_empty err &&
 	test_is_strict_prefix f "$TRASH/in10m"
 '
 
 test_expect_success 'a broken fifo output with -p: others complete' '
 	mkfifo fo &&
-	{ head -c 1 fo >first & } &&
+	fifo_head fo first &&
+	test_when_finished "fifo_head_end fo" &&
 	test_expect_code 0 tee -p fo f <"$TRASH/in10m" >out 2>err &&
-	wait &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in10m" out &&
 	test_cmp "$TRASH/in10m" f
 '
 
 test_expect_success '-p: tee ends when every output is a broken pipe' '
-	yes | save_status timeout 60 tee -p 2>err |
+	$GNU_YES | save_status timeout 60 tee -p 2>err |
 		head -c 1 >first &&
 	test_status 0 &&
 	test_must_be_empty err
@@ -196,10 +197,10 @@ test_expect_success '-p: tee ends when every output is a broken pipe' '
 
 test_expect_success '-p: ends when stdout and a fifo are both broken' '
 	mkfifo fo &&
-	{ head -c 1 fo >first2 & } &&
-	yes | save_status timeout 60 tee -p fo 2>err |
+	fifo_head fo first2 &&
+	test_when_finished "fifo_head_end fo" &&
+	$GNU_YES | save_status timeout 60 tee -p fo 2>err |
 		head -c 1 >first &&
-	wait &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	printf y >expect &&
@@ -207,7 +208,7 @@ test_expect_success '-p: ends when stdout and a fifo are both broken' '
 '
 
 test_expect_success '--output-error=warn: ends when every output is broken' '
-	yes | save_status timeout 60 tee --output-error=warn 2>err |
+	$GNU_YES | save_status timeout 60 tee --output-error=warn 2>err |
 		head -c 1 >first &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
