@@ -13,7 +13,7 @@ man_lint() {
 	mandoc -Tlint -W warning "$MAN_DIR/$1" >lint.out 2>&1
 	ml_rc=$?
 	if [ "$ml_rc" != 0 ]; then
-		cat lint.out
+		$SYS_CAT lint.out
 		echo "mandoc exited $ml_rc"
 		return 1
 	fi

@@ -29,11 +29,11 @@ wait_for_match() {
 }
 
 # wait_for_content FILE CONTENT: wait until FILE holds exactly CONTENT
-# (as $(cat FILE) gives it: trailing newlines dropped).  Gives up after
-# about 30 s and fails.
+# (as $($SYS_CAT FILE) gives it: trailing newlines dropped).  Gives up
+# after about 30 s and fails.
 wait_for_content() {
 	wc_i=0
-	until [ "$(cat "$1" 2>/dev/null)" = "$2" ]; do
+	until [ "$($SYS_CAT "$1" 2>/dev/null)" = "$2" ]; do
 		[ $wc_i -lt 300 ] || {
 			echo "wait_for_content: $1 never held '$2'"
 			return 1
@@ -41,4 +41,72 @@ wait_for_content() {
 		sleep 0.1
 		wc_i=$((wc_i + 1))
 	done
+}
+
+# A FIFO between a command under test and a helper in the background: the
+# helper must never wait for an open that will not come, and the case
+# must not depend on which of the two gets to its open(2) first.  The
+# helpers use descriptors 8 and 9 of the shell.
+
+# fifo_writer FIFO FILE: copy FILE into FIFO from the background with the
+# system's cat, which opens FIFO by name and waits there for a reader.
+# End with fifo_writer_end FIFO, whether or not a reader came.
+fifo_writer() {
+	{ $SYS_CAT "$2" >"$1" & }
+	fifo_writer_pid=$!
+}
+
+# fifo_writer_end FIFO: wait until the writer that fifo_writer started has
+# ended.  If the command under test never opened FIFO, the writer may be
+# waiting in its open or not have reached it yet: a read-write descriptor
+# held here until the writer is gone means that its open cannot wait, and
+# a reader here takes what it writes.  (Opening FIFO once and closing it
+# at once releases only a writer that is already waiting.)
+fifo_writer_end() {
+	exec 9<>"$1" 8<"$1" || return 1
+	{ $SYS_CAT <&8 >/dev/null 8<&- 9>&- & }
+	exec 8<&-
+	wait "$fifo_writer_pid"
+	exec 9>&-
+	wait
+}
+
+# fifo_reader FIFO OUT: copy what comes through FIFO into OUT from the
+# background with the system's cat, until fifo_reader_end.  The read end
+# is opened here, before the reader starts, and a write end held here
+# until fifo_reader_end: a writer's open of FIFO cannot wait, the reader
+# does not see end of file before the writer came, and whether the
+# command under test opened FIFO or not, the reader ends.  What the
+# shell runs meanwhile inherits that write end: nothing that outlives
+# fifo_reader_end may be started in between.
+fifo_reader() {
+	exec 9<>"$1" 8<"$1" || return 1
+	{ $SYS_CAT <&8 >"$2" 8<&- 9>&- & }
+	exec 8<&-
+}
+
+# fifo_reader_end: the writers are done; let the reader of fifo_reader
+# see end of file, and wait for it.
+fifo_reader_end() {
+	exec 9>&-
+	wait
+}
+
+# fifo_head FIFO OUT: from the background, open FIFO by name, copy the
+# first byte that comes through it into OUT and leave (head -c 1): a
+# reader that goes away.  Give the case test_when_finished "fifo_head_end
+# FIFO", so that it is let go if no writer came.
+fifo_head() {
+	{ head -c 1 "$1" >"$2" & }
+	fifo_head_pid=$!
+}
+
+# fifo_head_end FIFO: wait until the reader that fifo_head started has
+# left.  A byte written here, on a read-write descriptor held until then,
+# is what it takes if nothing else came, whether it is waiting in its
+# open, has not reached it yet, or waits for data.
+fifo_head_end() {
+	exec 9<>"$1" && printf x >&9 || return 1
+	wait "$fifo_head_pid"
+	exec 9>&-
 }

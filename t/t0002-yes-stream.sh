@@ -5,6 +5,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 MiB=1048576
 

@@ -6,7 +6,7 @@
 # help_head NAME: the usage and option lines of `NAME --help`, which GNU
 # and sluice share; only the footer after them differs.
 help_head() {
-	cat <<-EOF
+	$SYS_CAT <<-EOF
 	Usage: $1 [STRING]...
 	  or:  $1 OPTION
 	Repeatedly output a line with all specified STRING(s), or 'y'.

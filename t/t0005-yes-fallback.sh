@@ -12,6 +12,7 @@
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-fault.sh"
 . "$TEST_DIR/lib-yes.sh"
+test_require_prereq GNU
 
 MiB=1048576
 

@@ -4,7 +4,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 
-SQ="'"
 # GNU's curly quotes under a UTF-8 locale.
 LQ=$(printf '\342\200\230')
 RQ=$(printf '\342\200\231')
@@ -39,14 +38,14 @@ test_expect_success 'copies stdin to stdout and each FILE' '
 '
 
 test_expect_success 'no FILE: copies stdin to stdout' '
-	cat "$TRASH/in" | tee >out 2>err &&
+	$SYS_CAT "$TRASH/in" | tee >out 2>err &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out
 '
 
 test_expect_success 'text lines, from a pipe, to a pipe' '
 	printf "one\ntwo\n\nthree" >expect &&
-	printf "one\ntwo\n\nthree" | save_status tee f | cat >out &&
+	printf "one\ntwo\n\nthree" | save_status tee f | $SYS_CAT >out &&
 	test_status 0 &&
 	test_cmp expect out &&
 	test_cmp expect f
@@ -60,7 +59,7 @@ test_expect_success 'empty input: files are created empty' '
 '
 
 test_expect_success 'without -a an existing file is truncated' '
-	cat "$TRASH/in" "$TRASH/in" >f &&
+	$SYS_CAT "$TRASH/in" "$TRASH/in" >f &&
 	echo new | tee f >out &&
 	echo new >expect &&
 	test_cmp expect out &&
@@ -96,7 +95,7 @@ test_expect_success '-a creates a missing file' '
 test_expect_success '-a with a large input appends it all' '
 	printf prior >f &&
 	tee -a f <"$TRASH/in" >/dev/null &&
-	{ printf prior && cat "$TRASH/in"; } >expect &&
+	{ printf prior && $SYS_CAT "$TRASH/in"; } >expect &&
 	test_cmp expect f
 '
 
@@ -165,7 +164,6 @@ for opt in -i --ignore-interrupts; do
 	printf a >&3 &&
 	wait_for_content f a &&
 	kill -INT $pid &&
-	sleep 0.5 &&
 	(trap "" PIPE && printf b >&3) &&
 	exec 3>&- &&
 	test_expect_code 0 wait $pid &&
@@ -353,7 +351,7 @@ test_expect_success '--help: GNU text up to the MODE block, exit 0' '
 	tee --help f </dev/null >out 2>err &&
 	test_must_be_empty err &&
 	! test -e f &&
-	cat >expect <<-\EOF &&
+	$SYS_CAT >expect <<-\EOF &&
 	Usage: tee [OPTION]... [FILE]...
 	Copy standard input to each FILE, and also to standard output.
 

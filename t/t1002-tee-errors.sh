@@ -5,8 +5,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-proc.sh"
-
-SQ="'"
+test_require_prereq GNU
 
 # tee_read_within SECS: copy to stdout the first byte of stdin if it
 # arrives within SECS seconds; nothing if it does not.  Needs PYTHON3.
@@ -40,7 +39,7 @@ test_expect_success DEVFULL 'stdout /dev/full: one message, files complete' '
 '
 
 test_expect_success DEVFULL 'stdout /dev/full, input from a pipe' '
-	cat "$TRASH/in" | save_status tee f1 f2 >/dev/full 2>err &&
+	$SYS_CAT "$TRASH/in" | save_status tee f1 f2 >/dev/full 2>err &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -58,7 +57,7 @@ test_expect_success DEVFULL 'a file output /dev/full: one message, rest complete
 '
 
 test_expect_success DEVFULL 'a file output /dev/full, input from a pipe' '
-	cat "$TRASH/in" | save_status tee /dev/full f 2>err | cat >out &&
+	$SYS_CAT "$TRASH/in" | save_status tee /dev/full f 2>err | $SYS_CAT >out &&
 	test_status 1 &&
 	echo "tee: /dev/full: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -67,7 +66,7 @@ test_expect_success DEVFULL 'a file output /dev/full, input from a pipe' '
 '
 
 test_expect_success DEVFULL '/dev/full as the only output besides stdout' '
-	cat "$TRASH/in" | save_status tee /dev/full 2>err | cat >out &&
+	$SYS_CAT "$TRASH/in" | save_status tee /dev/full 2>err | $SYS_CAT >out &&
 	test_status 1 &&
 	echo "tee: /dev/full: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -93,9 +92,9 @@ test_expect_success DEVFULL '--output-error=exit stops early' '
 '
 
 test_expect_success DEVFULL '--output-error=exit-nopipe stops early' '
-	cat "$TRASH/in10m" |
+	$SYS_CAT "$TRASH/in10m" |
 	save_status tee --output-error=exit-nopipe /dev/full f 2>err |
-		cat >out &&
+		$SYS_CAT >out &&
 	test_status 1 &&
 	echo "tee: /dev/full: No space left on device" >expect &&
 	test_cmp expect err &&
@@ -107,7 +106,7 @@ test_expect_success DEVFULL '--output-error=exit-nopipe stops early' '
 # `head -c 1`; leave tee's status in status (save_status), its stderr
 # in err.
 tee_broken_pipe() {
-	cat "$TRASH/in10m" | save_status tee "$@" f 2>err | head -c 1 >first
+	$SYS_CAT "$TRASH/in10m" | save_status tee "$@" f 2>err | head -c 1 >first
 }
 
 test_expect_success 'broken stdout pipe: killed by SIGPIPE, no message' '
@@ -157,40 +156,40 @@ test_expect_success 'broken stdout pipe, --output-error=exit-nopipe' '
 '
 
 test_expect_success 'broken pipe from yes | head: killed by SIGPIPE' '
-	yes | head -c 10M | save_status tee f | head -c 1 >first &&
+	$GNU_YES | head -c 10M | save_status tee f | head -c 1 >first &&
 	test_status $SIGPIPE_STATUS &&
 	printf y >expect &&
 	test_cmp expect first
 '
 
 test_expect_success 'broken pipe from yes | head with -p: f complete' '
-	yes | head -c 10M | save_status tee -p f | head -c 1 >first &&
+	$GNU_YES | head -c 10M | save_status tee -p f | head -c 1 >first &&
 	test_status 0 &&
-	yes | head -c 10M >expect &&
+	yes_ref | head -c 10M >expect &&
 	test_cmp expect f
 '
 
 test_expect_success 'a broken fifo output: killed by SIGPIPE' '
 	mkfifo fo &&
-	{ head -c 1 fo >first & } &&
+	fifo_head fo first &&
+	test_when_finished "fifo_head_end fo" &&
 	test_expect_code $SIGPIPE_STATUS tee fo f <"$TRASH/in10m" >out 2>err &&
-	wait &&
 	test_must_be_empty err &&
 	test_is_strict_prefix f "$TRASH/in10m"
 '
 
 test_expect_success 'a broken fifo output with -p: others complete' '
 	mkfifo fo &&
-	{ head -c 1 fo >first & } &&
+	fifo_head fo first &&
+	test_when_finished "fifo_head_end fo" &&
 	test_expect_code 0 tee -p fo f <"$TRASH/in10m" >out 2>err &&
-	wait &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in10m" out &&
 	test_cmp "$TRASH/in10m" f
 '
 
 test_expect_success '-p: tee ends when every output is a broken pipe' '
-	yes | save_status timeout 60 tee -p 2>err |
+	$GNU_YES | save_status timeout 60 tee -p 2>err |
 		head -c 1 >first &&
 	test_status 0 &&
 	test_must_be_empty err
@@ -198,10 +197,10 @@ test_expect_success '-p: tee ends when every output is a broken pipe' '
 
 test_expect_success '-p: ends when stdout and a fifo are both broken' '
 	mkfifo fo &&
-	{ head -c 1 fo >first2 & } &&
-	yes | save_status timeout 60 tee -p fo 2>err |
+	fifo_head fo first2 &&
+	test_when_finished "fifo_head_end fo" &&
+	$GNU_YES | save_status timeout 60 tee -p fo 2>err |
 		head -c 1 >first &&
-	wait &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	printf y >expect &&
@@ -209,7 +208,7 @@ test_expect_success '-p: ends when stdout and a fifo are both broken' '
 '
 
 test_expect_success '--output-error=warn: ends when every output is broken' '
-	yes | save_status timeout 60 tee --output-error=warn 2>err |
+	$GNU_YES | save_status timeout 60 tee --output-error=warn 2>err |
 		head -c 1 >first &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
@@ -233,7 +232,7 @@ test_expect_success 'closed stdout: message, the file is complete' '
 '
 
 test_expect_success 'closed stdout, input from a pipe' '
-	cat "$TRASH/in" | save_status tee f1 f2 >&- 2>err &&
+	$SYS_CAT "$TRASH/in" | save_status tee f1 f2 >&- 2>err &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Bad file descriptor" >expect &&
 	test_cmp expect err &&
@@ -258,7 +257,7 @@ test_expect_success 'closed stdin: read error and close error' '
 # and retry, a fix sluice follows.
 test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
 	save_status with_nonblock 1 tee f <"$TRASH/in" 2>err |
-		{ sleep 1; cat; } >out &&
+		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
@@ -266,9 +265,9 @@ test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
 '
 
 test_expect_success SLUICE 'non-blocking stdout from a pipe: exact, status 0' '
-	cat "$TRASH/in" |
+	$SYS_CAT "$TRASH/in" |
 	save_status with_nonblock 1 tee f1 f2 2>err |
-		{ sleep 1; cat; } >out &&
+		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
@@ -278,9 +277,9 @@ test_expect_success SLUICE 'non-blocking stdout from a pipe: exact, status 0' '
 
 test_expect_success SLUICE,STRACE 'non-blocking stdout: waits, does not spin' '
 	head -c 1048576 "$TRASH/in" >in1m &&
-	cat in1m | save_status with_nonblock 1 strace -f -qq -o trace \
+	$SYS_CAT in1m | save_status with_nonblock 1 strace -f -qq -o trace \
 		-e trace=splice,tee,write,poll,ppoll tee f 2>err |
-		{ sleep 1; cat; } >out &&
+		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
 	test_cmp in1m out &&
 	test_cmp in1m f &&
@@ -291,8 +290,8 @@ test_expect_success SLUICE,STRACE 'non-blocking stdout: waits, does not spin' '
 
 # GNU 9.1 reports "read error: Resource temporarily unavailable".
 test_expect_success SLUICE 'non-blocking stdin, slow writer: exact output' '
-	{ sleep 1; cat "$TRASH/in"; } |
-	save_status with_nonblock 0 tee f 2>err | cat >out &&
+	{ sleep 1; $SYS_CAT "$TRASH/in"; } |
+	save_status with_nonblock 0 tee f 2>err | $SYS_CAT >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/in" out &&
@@ -300,9 +299,9 @@ test_expect_success SLUICE 'non-blocking stdin, slow writer: exact output' '
 '
 
 test_expect_success SLUICE 'non-blocking stdin, several outputs, trickle' '
-	{ printf a; sleep 1; cat "$TRASH/in"; sleep 1; printf z; } |
-	save_status with_nonblock 0 tee f1 f2 2>err | cat >out &&
-	{ printf a; cat "$TRASH/in"; printf z; } >expect.data &&
+	{ printf a; sleep 1; $SYS_CAT "$TRASH/in"; sleep 1; printf z; } |
+	save_status with_nonblock 0 tee f1 f2 2>err | $SYS_CAT >out &&
+	{ printf a; $SYS_CAT "$TRASH/in"; printf z; } >expect.data &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp expect.data out &&
@@ -313,7 +312,7 @@ test_expect_success SLUICE 'non-blocking stdin, several outputs, trickle' '
 test_expect_success SLUICE,STRACE 'non-blocking stdin: waits, does not spin' '
 	{ sleep 1; printf abc; } |
 	save_status with_nonblock 0 strace -f -qq -o trace \
-		-e trace=read,splice,tee,poll,ppoll tee f 2>err | cat >out &&
+		-e trace=read,splice,tee,poll,ppoll tee f 2>err | $SYS_CAT >out &&
 	test_status 0 &&
 	printf abc >expect &&
 	test_cmp expect out &&
@@ -323,12 +322,21 @@ test_expect_success SLUICE,STRACE 'non-blocking stdin: waits, does not spin' '
 	test "$n" -lt 100
 '
 
-# The byte written first must be on every output well before the second.
+# The byte written first must be on every output before the second is
+# written: the writer sends b only once the reader has seen a on each
+# output (a line through the FIFO seen), so a tee that held a back until
+# more input came would show nothing early.  The reader gives the writer
+# its line whatever it saw, so that nothing waits for it.
 test_expect_success PYTHON3 'latency: data is forwarded as soon as it arrives' '
-	{ printf a; sleep 3; printf b; } |
+	mkfifo seen &&
+	{ printf a; read _ <seen; printf b; } |
 	save_status tee f |
-	{ sleep 1 && cat f >f.early &&
-		tee_read_within 1 >out.early && cat >out.rest; } &&
+	{
+		wait_for_content f a && $SYS_CAT f >f.early &&
+		tee_read_within 60 >out.early
+		echo >seen
+		$SYS_CAT >out.rest
+	} &&
 	printf a >expect &&
 	test_cmp expect f.early &&
 	test_cmp expect out.early &&
@@ -340,13 +348,19 @@ test_expect_success PYTHON3 'latency: data is forwarded as soon as it arrives' '
 '
 
 test_expect_success PYTHON3 'latency with several outputs: files, a fifo, stdout' '
-	mkfifo fo &&
-	{ { tee_read_within 5 >fo.early && cat >fo.rest; } <fo & } &&
-	{ printf a; sleep 3; printf b; } |
+	mkfifo fo seen &&
+	fifo_reader fo fo.out &&
+	{ printf a; read _ <seen; printf b; } |
 	save_status tee f1 fo f2 |
-	{ sleep 1 && cat f1 >f1.early && cat f2 >f2.early &&
-		tee_read_within 1 >out.early && cat >out.rest; } &&
-	wait &&
+	{
+		wait_for_content f1 a && $SYS_CAT f1 >f1.early &&
+		wait_for_content f2 a && $SYS_CAT f2 >f2.early &&
+		wait_for_content fo.out a && $SYS_CAT fo.out >fo.early &&
+		tee_read_within 60 >out.early
+		echo >seen
+		$SYS_CAT >out.rest
+	} &&
+	fifo_reader_end &&
 	printf a >expect &&
 	test_cmp expect f1.early &&
 	test_cmp expect f2.early &&
@@ -354,8 +368,8 @@ test_expect_success PYTHON3 'latency with several outputs: files, a fifo, stdout
 	test_cmp expect fo.early &&
 	printf b >expect &&
 	test_cmp expect out.rest &&
-	test_cmp expect fo.rest &&
 	printf ab >expect &&
+	test_cmp expect fo.out &&
 	test_cmp expect f1 &&
 	test_cmp expect f2 &&
 	test_status 0
@@ -363,7 +377,7 @@ test_expect_success PYTHON3 'latency with several outputs: files, a fifo, stdout
 
 test_expect_success 'latency: a trickle of lines arrives line by line' '
 	for i in 1 2 3 4 5; do echo $i; sleep 0.3; done |
-	save_status tee f | cat >out &&
+	save_status tee f | $SYS_CAT >out &&
 	test_status 0 &&
 	printf "%s\n" 1 2 3 4 5 >expect &&
 	test_cmp expect out &&
@@ -382,9 +396,9 @@ test_expect_success '1000 outputs at once, input from a file' '
 '
 
 test_expect_success '1000 outputs at once, input from a pipe' '
-	cat "$TRASH/small" |
+	$SYS_CAT "$TRASH/small" |
 	save_status with_ulimit -n 2048 tee $(seq -f f%g 1000) 2>err |
-		cat >out &&
+		$SYS_CAT >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/small" out &&
@@ -420,8 +434,8 @@ for lim in 8 9 10 11 12 13; do
 					tee f1 f2 f3 f4 f5 f6 f7 \
 					<"$TRASH/in" >out 2>err
 			else
-				cat "$TRASH/in" | save_status with_fd_limit $flim \
-					tee f1 f2 f3 f4 f5 f6 f7 2>err | cat >out
+				$SYS_CAT "$TRASH/in" | save_status with_fd_limit $flim \
+					tee f1 f2 f3 f4 f5 f6 f7 2>err | $SYS_CAT >out
 			fi &&
 			ok=$((flim - 3)) &&
 			if test $ok -ge 7

@@ -9,14 +9,13 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-fault.sh"
+. "$TEST_DIR/lib-proc.sh"
 
 SIZES="0 1 4095 4096 65537"
 BIG=67108864
 LATE=4194304
 PRIOR="prior content
 "
-
-SQ="'"
 
 # The command in front of tee: empty, or with_faults SPEC (tee_set_faults);
 # then sockout for a socket stdout, or nothing.
@@ -32,7 +31,7 @@ OUTWRAP=
 # front of tee after with_faults; tee_write_sockout FILE writes it, run as
 # "$(python3_path)" -I -S FILE CMD...
 tee_write_sockout() {
-	cat >"$1" <<-\EOF
+	$SYS_CAT >"$1" <<-\EOF
 	import os, signal, socket, sys
 	a, b = socket.socketpair()
 	pid = os.fork()
@@ -86,7 +85,7 @@ tee_feed() {
 	if [ "$1" = trickle ]; then
 		tee_trickle <"$TRASH/in.$2"
 	else
-		cat "$TRASH/in.$2"
+		$SYS_CAT "$TRASH/in.$2"
 	fi
 }
 
@@ -128,38 +127,37 @@ tee_run_set() {
 	rm -f out f f1 f2 fo fi fo.out status err
 	OUTWRAP=
 	case $set in
-	pipe)	tee_run_src "$@" | cat >out ;;
+	pipe)	tee_run_src "$@" | $SYS_CAT >out ;;
 	file)	tee_run_src "$@" >out ;;
 	fileop)	tee_run_src "$@" f >/dev/null ;;
 	append)
 		printf "$PRIOR" >f && printf "$PRIOR" >out &&
 		tee_run_src "$@" -a f >>out ;;
-	null)	tee_run_src "$@" /dev/null | cat >out ;;
+	null)	tee_run_src "$@" /dev/null | $SYS_CAT >out ;;
 	devnull) tee_run_src "$@" >/dev/null ;;
 	fifo)
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" >fo ;;
 	fifoop)
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
-		tee_run_src "$@" fo | cat >out ;;
+		mkfifo fo && fifo_reader fo fo.out &&
+		tee_run_src "$@" fo | $SYS_CAT >out ;;
 	all)
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
-		tee_run_src "$@" f1 /dev/null fo f2 | cat >out ;;
+		mkfifo fo && fifo_reader fo fo.out &&
+		tee_run_src "$@" f1 /dev/null fo f2 | $SYS_CAT >out ;;
 	allapp)
 		printf "$PRIOR" >f1 && printf "$PRIOR" >f2 &&
 		printf "$PRIOR" >out &&
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" -a f1 fo f2 >>out ;;
 	sock)
 		OUTWRAP="$(python3_path) -I -S $TRASH/sockout.py" &&
 		tee_run_src "$@" >out ;;
 	allsock)
 		OUTWRAP="$(python3_path) -I -S $TRASH/sockout.py" &&
-		mkfifo fo && { timeout 120 cat fo >fo.out & } &&
+		mkfifo fo && fifo_reader fo fo.out &&
 		tee_run_src "$@" f1 fo /dev/null >out ;;
 	esac
-	# If tee never opened the fifo, let its reader see end of file.
-	if [ -p fo ]; then : <>fo; fi
+	if [ -p fo ]; then fifo_reader_end; fi
 	wait
 }
 
@@ -203,12 +201,12 @@ tee_check_exact() {
 # named (or all of them after a read error) holds a prefix of its data and
 # every other output is exact.
 tee_check_late() {
-	if [ "$(cat status)" = 0 ] && ! [ -s err ]; then
+	if [ "$($SYS_CAT status)" = 0 ] && ! [ -s err ]; then
 		tee_check_exact "$@"
 		return
 	fi
 	test_status 1 || return 1
-	cat err &&
+	$SYS_CAT err &&
 	test "$(wc -l <err)" = 1 || return 1
 	who=$(sed -n "s/^tee: \(.*\): \(Invalid argument\|Function not implemented\)\$/\1/p" err)
 	case $who in
@@ -250,7 +248,7 @@ test_expect_success 'setup: inputs' '
 	tee_write_sockout "$TRASH/sockout.py" &&
 	for n in $SIZES $LATE $BIG; do
 		head -c $n /dev/urandom >"$TRASH/in.$n" &&
-		{ printf "$PRIOR" && cat "$TRASH/in.$n"; } >"$TRASH/app.$n" ||
+		{ printf "$PRIOR" && $SYS_CAT "$TRASH/in.$n"; } >"$TRASH/app.$n" ||
 		exit 1
 	done
 '

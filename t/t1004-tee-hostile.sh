@@ -15,7 +15,7 @@ test_expect_success 'setup: inputs of 5 MB and 40 MB' '
 # The engine's private pipes must not become fds 1 and 2: the message
 # about the closed stdout would land in a file, or block tee forever.
 test_expect_success 'stdout and stderr closed, pipe input: files exact' '
-	cat "$TRASH/seq" | save_status tee a b >&- 2>&- &&
+	$SYS_CAT "$TRASH/seq" | save_status tee a b >&- 2>&- &&
 	test_status 1 &&
 	test_cmp "$TRASH/seq" a &&
 	test_cmp "$TRASH/seq" b
@@ -28,7 +28,7 @@ test_expect_success 'stdout and stderr closed, file input: no hang, files exact'
 '
 
 test_expect_success 'stdout and stderr closed, one file: exact' '
-	cat "$TRASH/big" | save_status tee a >&- 2>&- &&
+	$SYS_CAT "$TRASH/big" | save_status tee a >&- 2>&- &&
 	test_status 1 &&
 	test_cmp "$TRASH/big" a
 '
@@ -41,14 +41,14 @@ test_expect_success 'stdin, stdout and stderr closed: read error, files empty' '
 
 # Which bytes tee gets from a pipe that another process reads as well is
 # the race's business; that every output gets the same bytes is not.
-for outs in "a b >/dev/null" "a b | cat >out" "a"; do
+for outs in "a b >/dev/null" "a b | $SYS_CAT >out" "a"; do
 	test_expect_success "input pipe shared with another reader: tee $outs" '
 		for i in 1 2 3 4 5; do
 			# An asynchronous list reads /dev/null unless told.
-			cat "$TRASH/big" | {
+			$SYS_CAT "$TRASH/big" | {
 				exec 3<&0
 				save_status eval "tee '"$outs"'" <&3 2>err &
-				cat >c
+				$SYS_CAT >c
 				wait
 			} &&
 			test_status 0 &&
@@ -66,7 +66,7 @@ done
 # Zero-copy would pass the packets on into tee's output pipes, where a
 # reader of less than a packet loses the rest.
 test_expect_success PYTHON3 'packet-mode input pipe: a reader of small pieces gets all' '
-	cat >packets.py <<-\EOF &&
+	$SYS_CAT >packets.py <<-\EOF &&
 	import os, subprocess, sys, threading
 	r, w = os.pipe2(os.O_DIRECT)
 	outr, outw = os.pipe()
@@ -101,14 +101,15 @@ test_expect_success PYTHON3 'packet-mode input pipe: a reader of small pieces ge
 # can buffer: both wait forever, unless tee gives no output more than
 # the others can hold.  GNU moves 8 KiB at a time.
 test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
-	cat >lockstep.py <<-\EOF &&
+	$SYS_CAT >lockstep.py <<-\EOF &&
 	import os, socket, subprocess, sys
 	src, pipe_input = sys.argv[1], sys.argv[2] == "pipe"
 	data = open(src, "rb").read()
 	os.mkfifo("fifo")
 	a, b = socket.socketpair()
 	if pipe_input:
-	    feed = subprocess.Popen(["cat", src], stdout=subprocess.PIPE)
+	    feed = subprocess.Popen([os.environ["SYS_CAT"], src],
+	        stdout=subprocess.PIPE)
 	    stdin = feed.stdout
 	else:
 	    stdin = open(src, "rb")
@@ -151,7 +152,7 @@ test_expect_success 'one file through two outputs, file input: identical' '
 
 test_expect_success 'one file through two outputs, pipe input: identical' '
 	: >g &&
-	cat "$TRASH/in" | tee /dev/stdout >>g &&
+	$SYS_CAT "$TRASH/in" | tee /dev/stdout >>g &&
 	test_cmp "$TRASH/in" g
 '
 
@@ -167,7 +168,7 @@ test_expect_success 'one file through three outputs: identical' '
 # reader of stdout leaves, what tee took and no output got is lost to
 # the next reader of the file; GNU loses one 8 KiB read.
 test_expect_success 'shared input offset: tee takes little more than it delivers' '
-	{ tee f | head -c 1000 >/dev/null; cat >rest; } <"$TRASH/in" &&
+	{ tee f | head -c 1000 >/dev/null; $SYS_CAT >rest; } <"$TRASH/in" &&
 	lost=$((5000000 - $(test_file_size f) - $(test_file_size rest))) &&
 	echo "lost $lost bytes" &&
 	test $lost -ge 0 &&
@@ -179,7 +180,7 @@ test_expect_success 'shared input offset: tee takes little more than it delivers
 # An invalid --output-error argument is quoted as GNU quote() does: C
 # escapes, a backslash doubled, the quote escaped, octal for a byte that
 # is no character.
-cat >"$TRASH/quoted" <<\EOF
+$SYS_CAT >"$TRASH/quoted" <<\EOF
 tee: invalid argument 'a\nb' for '--output-error'
 tee: invalid argument 'a\\b' for '--output-error'
 tee: invalid argument 'a\'b' for '--output-error'

@@ -31,7 +31,7 @@ test_both_paths PYTHON3 'tee -a FILE >>FILE: 8 KiB turns, as GNU' '
 '
 
 test_both_paths PYTHON3 'tee /dev/stdout into a pipe: 8 KiB turns, as GNU' '
-	save_status tee /dev/stdout <"$TRASH/in" | cat >out &&
+	save_status tee /dev/stdout <"$TRASH/in" | $SYS_CAT >out &&
 	test_status 0 &&
 	test_cmp "$TRASH/twice" out
 '
@@ -53,7 +53,7 @@ test_both_paths DEVFULL '--output-error=exit: the file before /dev/full has a pr
 # A SOCK_SEQPACKET socket keeps each write(2) a record; a write longer
 # than the send buffer fails with EMSGSIZE, and a reader with a smaller
 # buffer loses the rest of a record.  GNU writes 8 KiB records.
-cat >"$TRASH/seqpacket.py" <<\EOF
+$SYS_CAT >"$TRASH/seqpacket.py" <<\EOF
 import os, socket, subprocess, sys
 sndbuf, recvsize, src, pipe_input = (int(sys.argv[1]), int(sys.argv[2]),
     sys.argv[3], sys.argv[4] == "pipe")
@@ -62,7 +62,8 @@ if sndbuf:
     b.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
 data = open(src, "rb").read()
 if pipe_input:
-    feed = subprocess.Popen(["cat", src], stdout=subprocess.PIPE)
+    feed = subprocess.Popen([os.environ["SYS_CAT"], src],
+        stdout=subprocess.PIPE)
     stdin = feed.stdout
 else:
     stdin = open(src, "rb")

@@ -42,7 +42,6 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 
-SQ="'"
 STDOUT="${SQ}standard output${SQ}"
 
 # tee_outputs PATH: the files that catch PATH's outputs, as FILE:NAME.
@@ -79,9 +78,9 @@ tee_run_path() {
 	esac
 	case $p in
 	fp|fff|rf)
-		save_status "$@" <"$TRASH/in" 2>err | cat >out ;;
+		save_status "$@" <"$TRASH/in" 2>err | $SYS_CAT >out ;;
 	*)
-		cat "$TRASH/in" | save_status "$@" 2>err | cat >out ;;
+		$SYS_CAT "$TRASH/in" | save_status "$@" 2>err | $SYS_CAT >out ;;
 	esac
 }
 
@@ -151,7 +150,7 @@ tee_check() {
 			test_cmp ${1%%:*} ${o%%:*} || return 1
 		done ;;
 	maybe:*)
-		if [ "$(cat status)" = 0 ] && ! [ -s err ]; then
+		if [ "$($SYS_CAT status)" = 0 ] && ! [ -s err ]; then
 			tee_check $cp exact
 		else
 			tee_check $cp late:${what#maybe:}
@@ -160,7 +159,7 @@ tee_check() {
 		e=${what##*:} names=${what#*:}
 		names=${names%:*}
 		test_status 1 &&
-		test "$(wc -l <err)" = 1 || { cat err; return 1; }
+		test "$(wc -l <err)" = 1 || { $SYS_CAT err; return 1; }
 		who=
 		for n in $(echo $names | tr , " "); do
 			echo "tee: $(tee_msg_name $n): $(strerror $e)" >expect.err
@@ -168,7 +167,7 @@ tee_check() {
 		done
 		[ -n "$who" ] || {
 			echo "expected a message about $names, strerror($e):"
-			cat err
+			$SYS_CAT err
 			return 1
 		}
 		for o in $(tee_outputs $cp); do

@@ -6,12 +6,11 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 . "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 MiB=1048576
-SQ="'"
-# GNU's commands, called by the same name so that messages match.
+# GNU's tee, called by the same name so that messages match.
 GNU_TEE="env PATH=/usr/bin:$PATH tee"
-GNU_YES="env PATH=/usr/bin:$PATH yes"
 
 # tee_run_fdlimit N OUT ERR STATUS TEE ARG...: run TEE ARG... with
 # descriptors 3 to 9 closed (dash knows none above) and at most N of
@@ -59,9 +58,9 @@ done
 test_expect_success 'ulimit -n 12, 30 FILEs, input from a pipe: as GNU' '
 	files=$(seq -f f%g 30) &&
 	mkdir gnu &&
-	(cd gnu && cat "$TRASH/in" |
+	(cd gnu && $SYS_CAT "$TRASH/in" |
 	 save_status with_ulimit -n 12 $GNU_TEE $files 2>err >out) &&
-	cat "$TRASH/in" | save_status with_ulimit -n 12 tee $files 2>err >out &&
+	$SYS_CAT "$TRASH/in" | save_status with_ulimit -n 12 tee $files 2>err >out &&
 	test_cmp gnu/status status &&
 	test_status 1 &&
 	test_cmp gnu/err err &&
@@ -80,9 +79,9 @@ test_expect_success 'ulimit -n 12, 30 FILEs, input from a pipe: as GNU' '
 # pipes keep their default size and every byte still goes through.
 for err in EPERM ENOMEM; do
 	test_expect_success STRACE "tee: F_SETPIPE_SZ refused ($err), 64 MiB to a pipe and 2 files" '
-		cat "$TRASH/big" |
+		$SYS_CAT "$TRASH/big" |
 		save_status with_faults fcntl:error='$err':when=2+ \
-			tee f1 f2 2>err | cat >out &&
+			tee f1 f2 2>err | $SYS_CAT >out &&
 		test_status 0 &&
 		test_must_be_empty err &&
 		test_cmp "$TRASH/big" out &&
@@ -123,12 +122,12 @@ if [ "${SLUICE_SAN:-}" != 1 ]; then
 			test_must_be_empty err
 		'
 		test_expect_success "tee under ulimit -v $kib, 64 MiB to a pipe, 2 files and -a: exact" '
-			cat "$TRASH/big" |
+			$SYS_CAT "$TRASH/big" |
 			test_expect_code 0 with_ulimit -v '$kib' tee f1 f2 \
 				2>err >out &&
-			cat "$TRASH/big" |
+			$SYS_CAT "$TRASH/big" |
 			save_status with_ulimit -v '$kib' tee -a f3 2>>err |
-				cat >out3 &&
+				$SYS_CAT >out3 &&
 			test_status 0 &&
 			test_must_be_empty err &&
 			for f in out f1 f2 out3 f3; do
@@ -140,7 +139,7 @@ fi
 
 # stall SECS: copy stdin to stdout after SECS seconds of not reading.
 stall() {
-	sleep "$1" && cat
+	sleep "$1" && $SYS_CAT
 }
 
 test_expect_success 'yes: a reader that stalls for 2 s, then reads on: exact' '
@@ -152,7 +151,7 @@ test_expect_success 'yes: a reader that stalls for 2 s, then reads on: exact' '
 '
 
 test_expect_success 'tee: stdout stalls for 2 s, then reads on: every output exact' '
-	cat "$TRASH/big" | save_status tee f1 f2 2>err | stall 2 >out &&
+	$SYS_CAT "$TRASH/big" | save_status tee f1 f2 2>err | stall 2 >out &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	for f in out f1 f2; do test_cmp "$TRASH/big" $f || exit 1; done
@@ -161,7 +160,7 @@ test_expect_success 'tee: stdout stalls for 2 s, then reads on: every output exa
 test_expect_success 'tee: a FIFO output stalls for 2 s, then reads on: exact' '
 	mkfifo fo &&
 	{ stall 2 <fo >fo.out & } &&
-	cat "$TRASH/big" | save_status tee f1 fo 2>err | cat >out &&
+	$SYS_CAT "$TRASH/big" | save_status tee f1 fo 2>err | $SYS_CAT >out &&
 	wait &&
 	test_status 0 &&
 	test_must_be_empty err &&
@@ -171,7 +170,7 @@ test_expect_success 'tee: a FIFO output stalls for 2 s, then reads on: exact' '
 test_expect_success 'tee: the input stalls for 2 s, then goes on: exact' '
 	{ head -c $MiB "$TRASH/big" && sleep 2 &&
 	  tail -c +$((MiB + 1)) "$TRASH/big"; } |
-		save_status tee f1 2>err | cat >out &&
+		save_status tee f1 2>err | $SYS_CAT >out &&
 	test_status 0 &&
 	for f in out f1; do test_cmp "$TRASH/big" $f || exit 1; done
 '
@@ -203,7 +202,7 @@ for opt in "" -p --output-error=warn --output-error=warn-nopipe \
 done
 
 test_expect_success 'yes: reader leaves mid-stream: killed by SIGPIPE, as GNU' '
-	save_status env --default-signal=PIPE /usr/bin/yes 2>gnu.err |
+	save_status env --default-signal=PIPE $GNU_YES 2>gnu.err |
 		head -c $((5 * MiB + 3)) >/dev/null &&
 	mv status gnu.status &&
 	save_status env --default-signal=PIPE yes 2>err |
@@ -214,16 +213,17 @@ test_expect_success 'yes: reader leaves mid-stream: killed by SIGPIPE, as GNU' '
 '
 
 # signal_mid SIG CMD...: start CMD reading yes and writing to a reader
-# that discards everything; once 8 MiB went through, send SIG; if CMD is
-# still alive a second later, say "alive" and end it with SIGTERM.  The
-# status goes to stdout.
+# that discards everything; once 8 MiB went through, send SIG, then
+# SIGKILL.  A signal that kills decides the status when it is sent, so
+# that CMD dies of SIG if SIG kills it, of SIGKILL ("alive") if not,
+# whoever runs first.  The status goes to stdout.
 signal_mid() {
 	sig=$1
 	shift
 	rm -f flow started && mkfifo flow || return 1
 	{ head -c $((8 * MiB)) >/dev/null && : >started &&
-	  cat >/dev/null; } <flow &
-	yes | env --default-signal=INT "$@" >flow 2>>err &
+	  $SYS_CAT >/dev/null; } <flow &
+	$GNU_YES | env --default-signal=INT "$@" >flow 2>>err &
 	pid=$!
 	i=0
 	while ! [ -e started ] && [ $i -lt 600 ]; do
@@ -231,10 +231,11 @@ signal_mid() {
 		i=$((i + 1))
 	done
 	kill -$sig $pid &&
-	sleep 1 &&
-	if kill -0 $pid 2>/dev/null; then echo alive; kill -TERM $pid; fi
+	kill -KILL $pid
 	wait $pid
-	echo $?
+	st=$?
+	if [ $st = 137 ]; then echo alive; fi
+	echo $st
 	wait
 }
 
@@ -245,7 +246,7 @@ for sig in INT TERM; do
 			signal_mid '$sig' tee '$opt' /dev/null >actual &&
 			test_cmp expect actual &&
 			case '$sig'/'$opt' in
-			INT/-i)	printf "alive\n143\n" ;;
+			INT/-i)	printf "alive\n137\n" ;;
 			INT/)	echo 130 ;;
 			TERM/*)	echo 143 ;;
 			esac >want &&

@@ -31,12 +31,13 @@
 # need sluice's zero-copy calls (ZEROCOPY).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
+test_require_prereq GNU
 
 test_expect_success 'setup: a 4 MiB input, and what cat -n makes of it twice' '
 	head -c 4194304 /dev/urandom >"$TRASH/in" &&
-	/usr/bin/cat -n "$TRASH/in" "$TRASH/in" >"$TRASH/in.n" &&
+	$GNU_CAT -n "$TRASH/in" "$TRASH/in" >"$TRASH/in.n" &&
 	echo small-marker >"$TRASH/small" &&
-	/usr/bin/cat -n "$TRASH/in" "$TRASH/small" "$TRASH/in" >"$TRASH/in.ns"
+	$GNU_CAT -n "$TRASH/in" "$TRASH/small" "$TRASH/in" >"$TRASH/in.ns"
 '
 
 # cat_run_path PATH WRAP...: run `WRAP cat in` as PATH says; the output
@@ -58,13 +59,13 @@ cat_run_path() {
 	esac
 	case $rp in
 	ff)	save_status "$@" cat in >out 2>err ;;
-	fp|rw)	save_status "$@" cat in 2>err | cat >out ;;
-	pp)	cat in | save_status "$@" cat 2>err | cat >out ;;
-	pf)	cat in | save_status "$@" cat >out 2>err ;;
+	fp|rw)	save_status "$@" cat in 2>err | $SYS_CAT >out ;;
+	pp)	$SYS_CAT in | save_status "$@" cat 2>err | $SYS_CAT >out ;;
+	pf)	$SYS_CAT in | save_status "$@" cat >out 2>err ;;
 	fn)	save_status "$@" cat in >/dev/null 2>err && : >out ;;
-	hf)	save_status "$@" cat -n in in 2>err | cat >out ;;
-	hp)	cat in in | save_status "$@" cat -n 2>err | cat >out ;;
-	hs)	save_status "$@" cat -n in small in 2>err | cat >out ;;
+	hf)	save_status "$@" cat -n in in 2>err | $SYS_CAT >out ;;
+	hp)	$SYS_CAT in in | save_status "$@" cat -n 2>err | $SYS_CAT >out ;;
+	hs)	save_status "$@" cat -n in small in 2>err | $SYS_CAT >out ;;
 	esac
 }
 

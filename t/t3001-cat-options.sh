@@ -5,9 +5,7 @@
 # /usr/bin/cat, under TEST_HOST=1 it checks GNU against itself.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
-
-SQ="'"
-GNU_CAT=/usr/bin/cat
+test_require_prereq GNU
 
 # The text of most cases: empty lines at the start, in runs and at the
 # end, tabs, a control byte, DEL, bytes of the high half, CR LF, and a
@@ -38,7 +36,7 @@ test_expect_success 'setup: inputs' '
 	# Every byte alone on a line, after a letter, and in one run.
 	awk "BEGIN { for (i = 0; i < 256; i++) printf \"x%c\\n\", i }" \
 		>"$TRASH/lines" &&
-	cat "$TRASH/bytes" >>"$TRASH/lines"
+	$SYS_CAT "$TRASH/bytes" >>"$TRASH/lines"
 '
 
 test_expect_success 'no option, no operand: stdin to stdout, unchanged' '
@@ -49,15 +47,15 @@ test_expect_success 'no option, no operand: stdin to stdout, unchanged' '
 
 test_expect_success 'operands in order, "-" as stdin' '
 	cat "$TRASH/ab" - "$TRASH/nonl" <"$TRASH/text" >out &&
-	cat "$TRASH/ab" >expect &&
-	cat "$TRASH/text" >>expect &&
-	cat "$TRASH/nonl" >>expect &&
+	$SYS_CAT "$TRASH/ab" >expect &&
+	$SYS_CAT "$TRASH/text" >>expect &&
+	$SYS_CAT "$TRASH/nonl" >>expect &&
 	test_cmp expect out
 '
 
 test_expect_success '"-" twice: the second finds stdin at its end' '
 	cat - "$TRASH/ab" - <"$TRASH/text" >out &&
-	{ cat "$TRASH/text" && cat "$TRASH/ab"; } >expect &&
+	{ $SYS_CAT "$TRASH/text" && $SYS_CAT "$TRASH/ab"; } >expect &&
 	test_cmp expect out
 '
 
@@ -349,7 +347,7 @@ test_expect_success '--number is exact, not ambiguous with --number-nonblank' '
 test_expect_success '--help: GNU text up to the examples, status 0' '
 	cat --help "$TRASH/ab" </dev/null >out 2>err &&
 	test_must_be_empty err &&
-	cat >expect <<-\EOF &&
+	$SYS_CAT >expect <<-\EOF &&
 	Usage: cat [OPTION]... [FILE]...
 	Concatenate FILE(s) to standard output.
 

@@ -3,8 +3,8 @@
 # errors, closed descriptors, broken pipes.  Expectations are GNU
 # coreutils 9.1's.
 . "$(dirname "$0")/test-lib.sh"
-
-SQ="'"
+. "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 test_expect_success 'setup: inputs' '
 	printf "one\n" >"$TRASH/one" &&
@@ -20,7 +20,7 @@ do
 test_expect_success "missing operand${opt:+ ($opt)}: message, the rest, status 1" '
 	test_expect_code 1 cat $opt "$TRASH/one" nofile "$TRASH/two" \
 		>out 2>err &&
-	cat $opt "$TRASH/one" "$TRASH/two" >expect &&
+	$GNU_CAT $opt "$TRASH/one" "$TRASH/two" >expect &&
 	test_cmp expect out &&
 	echo "cat: nofile: No such file or directory" >expect &&
 	test_cmp expect err
@@ -29,7 +29,7 @@ test_expect_success "missing operand${opt:+ ($opt)}: message, the rest, status 1
 test_expect_success "a directory operand${opt:+ ($opt)}: Is a directory" '
 	mkdir d &&
 	test_expect_code 1 cat $opt "$TRASH/one" d "$TRASH/two" >out 2>err &&
-	cat $opt "$TRASH/one" "$TRASH/two" >expect &&
+	$GNU_CAT $opt "$TRASH/one" "$TRASH/two" >expect &&
 	test_cmp expect out &&
 	echo "cat: d: Is a directory" >expect &&
 	test_cmp expect err
@@ -39,7 +39,7 @@ test_expect_success "a read error${opt:+ ($opt)}: reported, cat goes on" '
 	test -r /proc/self/mem || exit 0
 	test_expect_code 1 cat $opt "$TRASH/one" /proc/self/mem "$TRASH/two" \
 		>out 2>err &&
-	cat $opt "$TRASH/one" "$TRASH/two" >expect &&
+	$GNU_CAT $opt "$TRASH/one" "$TRASH/two" >expect &&
 	test_cmp expect out &&
 	echo "cat: /proc/self/mem: $(strerror EIO)" >expect &&
 	test_cmp expect err
@@ -94,7 +94,7 @@ test_expect_success "input file is output file${opt:+ ($opt)}: >>" '
 	test_expect_code 1 cat $opt "$TRASH/one" f "$TRASH/two" >>f 2>err &&
 	echo "cat: f: input file is output file" >expect &&
 	test_cmp expect err &&
-	{ printf "abc\n" && cat $opt "$TRASH/one" "$TRASH/two"; } >expect &&
+	{ printf "abc\n" && $GNU_CAT $opt "$TRASH/one" "$TRASH/two"; } >expect &&
 	test_cmp expect f
 '
 
@@ -159,10 +159,11 @@ test_expect_success 'allowed: the output is not a regular file' '
 	cat /dev/null >/dev/null 2>err &&
 	test_must_be_empty err &&
 	mkfifo fifo &&
-	{ cat fifo >out & } &&
-	printf "abc\n" >fifo &&
-	wait &&
 	printf "abc\n" >expect &&
+	fifo_writer fifo expect &&
+	save_status cat fifo >out
+	fifo_writer_end fifo &&
+	test_status 0 &&
 	test_cmp expect out
 '
 
@@ -185,7 +186,7 @@ test_expect_success 'closed stdin, no operand: the same' '
 test_expect_success 'closed stdin, operands only: no message' '
 	cat "$TRASH/one" "$TRASH/two" <&- >out 2>err &&
 	test_must_be_empty err &&
-	cat "$TRASH/one" "$TRASH/two" >expect &&
+	$SYS_CAT "$TRASH/one" "$TRASH/two" >expect &&
 	test_cmp expect out
 '
 

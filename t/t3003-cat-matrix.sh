@@ -8,11 +8,12 @@
 # input: not one byte lost, added or reordered.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
+. "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 SIZES="0 1 4095 4096 4097 65535 65536 65537 1048577"
 PRIOR="prior content
 "
-GNU_CAT=/usr/bin/cat
 
 # Python ignores SIGPIPE and exec would pass that on: the wrappers
 # (with_socket_stdin, sockout.py) restore the default before they exec
@@ -57,13 +58,12 @@ cat_run_in() {
 			save_status $OUTWRAP cat $opt 2>err ;;
 	fifo)
 		rm -f fifo && mkfifo fifo &&
-		{ $GNU_CAT "$TRASH/in.$size" >fifo & } &&
-		save_status $OUTWRAP cat $opt fifo 2>err ;;
+		fifo_writer fifo "$TRASH/in.$size" &&
+		save_status $OUTWRAP cat $opt fifo 2>err
+		fifo_writer_end fifo ;;
 	socket)	$GNU_CAT "$TRASH/in.$size" |
 			save_status with_socket_stdin $OUTWRAP cat $opt 2>err ;;
 	esac
-	# If cat never opened the FIFO, let its writer go.
-	if [ -p fifo ]; then : <>fifo; fi
 	wait
 }
 
@@ -212,11 +212,12 @@ test_expect_success '/proc files among regular ones, to a file' '
 
 test_expect_success 'many operands of every kind, one after another' '
 	rm -f fifo && mkfifo fifo &&
-	{ $GNU_CAT "$TRASH/in.65537" >fifo & } &&
+	fifo_writer fifo "$TRASH/in.65537" &&
 	$GNU_CAT "$TRASH/in.4097" |
-		cat "$TRASH/in.1" "$TRASH/sparse.65536" - fifo /dev/null \
-			"$TRASH/in.0" "$TRASH/in.4095" >out &&
-	wait &&
+		save_status cat "$TRASH/in.1" "$TRASH/sparse.65536" - fifo /dev/null \
+			"$TRASH/in.0" "$TRASH/in.4095" >out
+	fifo_writer_end fifo &&
+	test_status 0 &&
 	$GNU_CAT "$TRASH/in.1" "$TRASH/sparse.65536" "$TRASH/in.4097" \
 		"$TRASH/in.65537" "$TRASH/in.4095" >expect &&
 	test_cmp expect out
@@ -224,11 +225,12 @@ test_expect_success 'many operands of every kind, one after another' '
 
 test_expect_success 'the same, numbered and shown: one line count throughout' '
 	rm -f fifo && mkfifo fifo &&
-	{ $GNU_CAT "$TRASH/in.65537" >fifo & } &&
+	fifo_writer fifo "$TRASH/in.65537" &&
 	$GNU_CAT "$TRASH/in.4097" |
-		cat -nA "$TRASH/in.1" "$TRASH/sparse.65536" - fifo /dev/null \
-			"$TRASH/in.0" "$TRASH/in.4095" >out &&
-	wait &&
+		save_status cat -nA "$TRASH/in.1" "$TRASH/sparse.65536" - fifo /dev/null \
+			"$TRASH/in.0" "$TRASH/in.4095" >out
+	fifo_writer_end fifo &&
+	test_status 0 &&
 	$GNU_CAT -nA "$TRASH/in.1" "$TRASH/sparse.65536" "$TRASH/in.4097" \
 		"$TRASH/in.65537" "$TRASH/in.4095" >expect &&
 	test_cmp expect out

@@ -16,14 +16,14 @@ test_expect_success SLUICE 'yes.1 documents every long option of yes --help' '
 	yes --help >help &&
 	help_long_options help >opts &&
 	test -s opts &&
-	man_documents yes.1 $(cat opts)
+	man_documents yes.1 $($SYS_CAT opts)
 '
 
 test_expect_success SLUICE 'tee.1 documents every long option of tee --help' '
 	tee --help >help &&
 	help_long_options help >opts &&
 	grep -qx -- --output-error opts &&
-	man_documents tee.1 $(cat opts)
+	man_documents tee.1 $($SYS_CAT opts)
 '
 
 test_expect_success SLUICE 'tee.1 documents every short option of tee --help' '
@@ -31,7 +31,7 @@ test_expect_success SLUICE 'tee.1 documents every short option of tee --help' '
 	help_short_options help >opts &&
 	printf "%s\n" -a -i -p >expect &&
 	test_cmp expect opts &&
-	man_documents tee.1 $(cat opts)
+	man_documents tee.1 $($SYS_CAT opts)
 '
 
 test_expect_success SLUICE 'tee.1 documents every MODE of tee --help' '
@@ -40,7 +40,7 @@ test_expect_success SLUICE 'tee.1 documents every MODE of tee --help' '
 		help >modes &&
 	test -s modes &&
 	missing=0 &&
-	for m in $(cat modes); do
+	for m in $($SYS_CAT modes); do
 		grep -Eq "^\.It Cm $m\$" "$MAN_DIR/tee.1" || {
 			echo "tee.1: MODE $m is not documented"
 			missing=1

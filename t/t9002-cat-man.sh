@@ -15,7 +15,7 @@ test_expect_success SLUICE 'cat.1 documents every long option of cat --help' '
 		--show-ends --show-nonprinting --show-tabs --squeeze-blank \
 		--version >expect &&
 	test_cmp expect opts &&
-	man_documents cat.1 $(cat opts)
+	man_documents cat.1 $($SYS_CAT opts)
 '
 
 test_expect_success SLUICE 'cat.1 documents every short option of cat --help' '
@@ -23,7 +23,7 @@ test_expect_success SLUICE 'cat.1 documents every short option of cat --help' '
 	help_short_options help >opts &&
 	printf "%s\n" -A -E -T -b -e -n -s -t -u -v | sort >expect &&
 	test_cmp expect opts &&
-	man_documents cat.1 $(cat opts)
+	man_documents cat.1 $($SYS_CAT opts)
 '
 
 test_expect_success 'the SYNOPSIS names every short option' '

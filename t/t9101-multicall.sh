@@ -42,7 +42,7 @@ test_expect_success MULTICALL 'sluice.1 documents the options of --help' '
 	help_long_options help >opts &&
 	printf "%s\n" --help --list --version >expect &&
 	test_cmp expect opts &&
-	man_documents sluice.1 $(cat opts)
+	man_documents sluice.1 $($SYS_CAT opts)
 '
 
 test_expect_success MANDOC 'sluice.1: mandoc -Tlint is clean' '

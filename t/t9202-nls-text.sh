@@ -66,7 +66,7 @@ text_cases() {
 			nls_gnu $c --version | head -n 1 |
 				sed "s/ (GNU coreutils) .*/ (sluice) $NLS_VERSION/" \
 				>expect &&
-			cat >>expect <<-\EOF &&
+			$SYS_CAT >>expect <<-\EOF &&
 			Copyright (C) 2026 The sluice authors.
 			License ISC: <https://opensource.org/licenses/ISC>.
 			This is free software: you are free to change and redistribute it.
@@ -84,7 +84,7 @@ text_locale_cases() {
 		nls_gnu tee --bogus </dev/null 2>gnu;
 		tail -n 1 gnu | sed "s/tee --help/sluice --help/" >hint &&
 		echo "sluice: missing command" >expect &&
-		cat hint >>expect &&
+		$SYS_CAT hint >>expect &&
 		test_expect_code 1 env LC_ALL="$NLS_L" sluice 2>actual &&
 		test_cmp_v expect actual &&
 		nls_gnu tee --output-error=frob </dev/null 2>gnu;
@@ -93,7 +93,7 @@ text_locale_cases() {
 		test_expect_code 1 env LC_ALL="$NLS_L" sluice frob 2>actual &&
 		test_cmp_v expect actual &&
 		echo "sluice: unrecognized option $(echo "$q" | sed s/frob/--frob/)" >expect &&
-		cat hint >>expect &&
+		$SYS_CAT hint >>expect &&
 		test_expect_code 1 env LC_ALL="$NLS_L" sluice --frob 2>actual &&
 		test_cmp_v expect actual
 	'

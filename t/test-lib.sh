@@ -43,10 +43,40 @@ fi
 PATH=$BIN_DIR:$PATH
 export PATH BIN_DIR TEST_DIR SRC_DIR
 
+# The system's tools, by their path: the commands under test come first
+# in PATH, and neither a helper nor an expectation may be made with them.
+# SYS_CAT only copies bytes, as any cat does (plumbing, reading a file);
+# GNU_CAT makes the expected output of cat's options, as GNU coreutils'
+# cat does, and GNU_YES (through yes_ref) yes's stream: cases that use
+# them need the prerequisite GNU.  SQ is a single quote, for messages.
+SYS_CAT=/usr/bin/cat
+GNU_CAT=/usr/bin/cat
+GNU_YES=/usr/bin/yes
+SQ="'"
+export SYS_CAT GNU_CAT GNU_YES
+
+# The script's options, as git's test-lib takes them: --run=LIST (only
+# the cases numbered in LIST, such as 1,4-6; the others are skipped),
+# -v (each case's output shown, passed or not), -i (stop at the first
+# failing case).
+test_run_list= test_verbose= test_immediate=
+for test_arg in "$@"; do
+	case $test_arg in
+	--run=*)	test_run_list=${test_arg#--run=} ;;
+	-v|--verbose)	test_verbose=1 ;;
+	-i|--immediate)	test_immediate=1 ;;
+	*)	echo "Bail out! test-lib: unknown option $test_arg" \
+			"(--run=LIST, -v, -i)"
+		exit 1 ;;
+	esac
+done
+
 test_count=0
 test_failed=0
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-test.XXXXXX") || exit 1
 trap 'cd / && rm -rf "$TRASH"' EXIT
+# Killed (t/run's guard against a hang): the scratch directory goes too.
+trap 'exit 143' TERM
 cd "$TRASH" || exit 1
 
 # In the sanitizer build (SLUICE_SAN=1), LeakSanitizer cannot run under
@@ -144,6 +174,23 @@ test_lazy_prereq MULTICALL '
 	test -x "$BIN_DIR/sluice"
 '
 
+# GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_YES), whose
+# output the expectations are.
+test_lazy_prereq GNU '
+	$GNU_CAT --version | grep -q "GNU coreutils" &&
+	$GNU_YES --version | grep -q "GNU coreutils"
+'
+
+# test_require_prereq NAME: every case of the script needs NAME (GNU, for
+# a script whose expectations come from GNU_CAT or yes_ref).  Without it
+# none runs: the plan "1..0 # SKIP missing NAME", which t/run counts as a
+# skip.
+test_require_prereq() {
+	test_have_prereq "$1" && return 0
+	echo "1..0 # SKIP missing $1"
+	exit 0
+}
+
 # ROOT: running as root, whom permission bits do not stop.
 test_lazy_prereq ROOT '
 	test "$(id -u)" = 0
@@ -160,7 +207,7 @@ test_lazy_prereq ZEROCOPY '
 # PYTHON3: a python3 interpreter, run with test_python3.
 test_lazy_prereq PYTHON3 '
 	python3 -c "import sys; print(sys.executable)" >"$TRASH/python3" &&
-	test -x "$(cat "$TRASH/python3")"
+	test -x "$($SYS_CAT "$TRASH/python3")"
 '
 
 # test_python3 ARG...: run the python3 interpreter itself, isolated (-I
@@ -173,22 +220,45 @@ test_python3() {
 # python3_path: print the path of that interpreter, as a word to put after
 # strace or env, where a shell function cannot go.
 python3_path() {
-	test_have_prereq PYTHON3 && cat "$TRASH/python3" || {
+	test_have_prereq PYTHON3 && $SYS_CAT "$TRASH/python3" || {
 		echo "python3_path: no python3 (a case without PYTHON3?)" >&2
 		return 1
 	}
 }
 
+# test_selected N: case N is to run (the script's --run=LIST, if any,
+# names it: numbers and ranges A-B, comma separated).
+test_selected() {
+	[ -z "$test_run_list" ] && return 0
+	for ts_item in $(echo "$test_run_list" | tr , ' '); do
+		case $ts_item in
+		*-*)	[ "$1" -ge "${ts_item%-*}" ] &&
+			[ "$1" -le "${ts_item#*-}" ] && return 0 ;;
+		*)	[ "$1" = "$ts_item" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 # test_expect_success [PREREQ,...] TITLE SCRIPT: one case.  SCRIPT runs
 # in a subshell, in a fresh directory $TRASH/case; it passes if it exits
-# 0.  Its output is shown only if it fails.
+# 0 and what it gave test_when_finished succeeds.  Its output is shown
+# only if it fails (or under -v).  Any other number of arguments (a
+# quote lost) ends the script.
 test_expect_success() {
-	prereq=
-	if [ $# = 3 ]; then
-		prereq=$1
-		shift
-	fi
+	case $# in
+	2)	prereq= ;;
+	3)	prereq=$1
+		shift ;;
+	*)	echo "Bail out! test_expect_success: $# arguments," \
+			"not [PREREQ] TITLE SCRIPT, after case $test_count"
+		exit 1 ;;
+	esac
 	test_count=$((test_count + 1))
+	if ! test_selected $test_count; then
+		echo "ok $test_count # skip $1 (--run)"
+		return 0
+	fi
 	for p in $(echo "$prereq" | tr , ' '); do
 		if ! test_have_prereq "$p"; then
 			echo "ok $test_count # skip $1 (missing $p)"
@@ -197,15 +267,38 @@ test_expect_success() {
 	done
 	rm -rf "$TRASH/case" && mkdir "$TRASH/case" && cd "$TRASH/case" ||
 		exit 1
-	if (eval "$2") >"$TRASH/log" 2>&1; then
+	if [ -n "${TEST_CASE_LOG:-}" ]; then
+		echo "$test_count - $1" >"$TEST_CASE_LOG"
+	fi
+	if (
+		test_cleanup=
+		trap 'tc_status=$?; tc_failed=; eval "$test_cleanup"
+			[ -z "$tc_failed" ] || tc_status=1; exit $tc_status' EXIT
+		eval "$2"
+	) >"$TRASH/log" 2>&1; then
 		echo "ok $test_count - $1"
+		if [ -n "$test_verbose" ]; then
+			sed 's/^/#   /' "$TRASH/log"
+		fi
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/log"
 		printf '#   in:%s\n' "$(echo "$2" | sed 's/^/#     /')"
+		if [ -n "$test_immediate" ]; then
+			echo "1..$test_count"
+			exit 1
+		fi
 	fi
 	cd "$TRASH" || exit 1
+}
+
+# test_when_finished CMD...: inside a case, run CMD when the case ends,
+# passed, failed or left by exit: a clean-up that cannot be skipped.
+# Clean-ups run last first; one that fails makes the case fail.
+test_when_finished() {
+	test_cleanup="{ $*
+} || tc_failed=1; $test_cleanup"
 }
 
 # The two paths of the engine: zc, the default settings, where zero-copy
@@ -217,6 +310,12 @@ test_expect_success() {
 # titled "zero-copy: TITLE" or "SLUICE_ZEROCOPY=0: TITLE".  SCRIPT sees
 # SLUICE_ZEROCOPY=0 exported on the rw path and unset on the zc path.
 test_path() {
+	case $# in
+	3|4)	;;
+	*)	echo "Bail out! test_path: $# arguments," \
+			"not PATH [PREREQ] TITLE SCRIPT, after case $test_count"
+		exit 1 ;;
+	esac
 	tp_path=$1
 	shift
 	tp_prereq=
@@ -314,7 +413,7 @@ SIGPIPE_STATUS=$(sigpipe_code)
 
 # yes_ref LINE... : the expected stream of `yes LINE...`, from GNU yes.
 yes_ref() {
-	/usr/bin/yes "$@"
+	$GNU_YES "$@"
 }
 
 # yes_prefix FILE LINE...: FILE is `yes LINE...` or an exact prefix of
@@ -330,8 +429,8 @@ yes_prefix() {
 # shows it, so that the report stays text; then the bytes are compared.
 # The cat is the system's, never the cat under test.
 test_cmp_v() {
-	/usr/bin/cat -v "$1" >"$1.v" &&
-	/usr/bin/cat -v "$2" >"$2.v" &&
+	$GNU_CAT -v "$1" >"$1.v" &&
+	$GNU_CAT -v "$2" >"$2.v" &&
 	test_cmp "$1.v" "$2.v" &&
 	test_cmp "$1" "$2"
 }
