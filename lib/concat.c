@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sluice.h"
 #include "engine.h"
@@ -85,6 +86,25 @@ handoff_warranted(const struct sl_cat *c)
 }
 
 /*
+ * Write the pending transformed bytes in records of FMT_OUT, as GNU 9.1
+ * writes them (its output buffer is 128 KiB for a socket or a pipe), and
+ * keep the rest for later: for an output that keeps writes apart, whose
+ * readers GNU's sizes were made for.  Return 0, or -1 with errno set.
+ */
+static int
+write_records(struct sl_cat *c)
+{
+	size_t off;
+
+	for (off = 0; c->pending - off >= FMT_OUT; off += FMT_OUT)
+		if (write_all(c->out.fd, c->outbuf + off, FMT_OUT) == -1)
+			return -1;
+	memmove(c->outbuf, c->outbuf + off, c->pending - off);
+	c->pending -= off;
+	return 0;
+}
+
+/*
  * Write or hand over the pending transformed bytes; return 0, or -1
  * with errno set.  An output pipe grows with this traffic as with
  * zero-copy's.
@@ -151,7 +171,9 @@ transform(struct sl_cat *c, const char *in, size_t len)
 	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_IN))) == NULL)
 		return -1;
 	c->pending += fmt_run(&c->fmt, in, len, c->outbuf + c->pending);
-	return c->pending >= FMT_OUT ? flush(c) : 0;
+	if (c->pending < FMT_OUT)
+		return 0;
+	return end_keeps_writes(&c->out) ? write_records(c) : flush(c);
 }
 
 /* Return 1 if a read of IN would wait: nothing is there yet. */

@@ -82,6 +82,7 @@ struct link {
 
 /* fd.c */
 void end_init(struct end *e, int fd);
+int end_keeps_writes(const struct end *e);
 int zerocopy_allowed(void);
 int is_refusal(int err);
 int pipe_private(int p[2]);

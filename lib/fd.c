@@ -62,6 +62,19 @@ end_init(struct end *e, int fd)
 	e->packets = e->kind == K_PIPE && (fl & O_DIRECT) != 0;
 }
 
+/*
+ * Return 1 if each write(2) to E reaches its reader apart from the
+ * others: a record of a socket that keeps them (cut to what the reader
+ * asks for, the rest lost), or the packets of a packet-mode pipe.  The
+ * sizes of such writes are part of the output, and GNU's are the ones
+ * its readers were written for.
+ */
+int
+end_keeps_writes(const struct end *e)
+{
+	return e->records || e->packets;
+}
+
 /* Return 1 unless SLUICE_ZEROCOPY=0 or the build asks for read/write. */
 int
 zerocopy_allowed(void)

@@ -44,10 +44,11 @@ static enum path
 choose(const struct end *in, const struct end *out)
 {
 	/* splice and copy_file_range refuse O_APPEND outputs (EINVAL,
-	 * EBADF), a pipe's read end takes no data, and a socket that keeps
-	 * writes apart must get the records the caller writes. */
+	 * EBADF), a pipe's read end takes no data, and an output that keeps
+	 * writes apart must get the records the caller writes (splice and
+	 * vmsplice into a packet-mode pipe make no packets at all). */
 	if (!zerocopy_allowed() || out->append || !out->write_end ||
-	    out->records)
+	    end_keeps_writes(out))
 		return PATH_RW;
 	if (in == NULL)
 		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
