@@ -194,6 +194,21 @@ carried(struct link *l, size_t n)
 	pipe_carried(l->out, n);
 }
 
+/*
+ * Return 1 if ERR, from L's zero-copy call before it moved a byte, says
+ * the call cannot serve this pair (is_refusal).  copy_file_range(2) says
+ * so with EPERM too (a seccomp filter that forbids it, as container
+ * runtimes had), ETXTBSY and EBADF (outputs it will not write into), as
+ * GNU 9.1 takes them: write(2) then tells whether the output really
+ * fails, in the words the read/write path uses.
+ */
+static int
+refuses(const struct link *l, int err)
+{
+	return is_refusal(err) || (l->path == PATH_COPY_RANGE &&
+	    (err == EPERM || err == ETXTBSY || err == EBADF));
+}
+
 /* splice(2) or copy_file_range(2) straight from IN to OUT. */
 static ssize_t
 step_direct(struct link *l, size_t len)
@@ -216,7 +231,7 @@ step_direct(struct link *l, size_t len)
 	}
 	if (n == -2)
 		return -1;
-	if (l->fast_moved == 0 && is_refusal(errno)) {
+	if (l->fast_moved == 0 && refuses(l, errno)) {
 		refused(l);
 		return step_rw(l, len);
 	}
