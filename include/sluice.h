@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct stat;
+
 /* The one source of the version number: the Makefile reads it here. */
 #define SLUICE_VERSION "0.2.0"
 
@@ -89,6 +91,14 @@ struct sl_cat *sl_cat_open(int out, unsigned flags);
  * writing the output failed.
  */
 int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
+
+/*
+ * sl_cat_add for an input whose fstat(2) status ST the caller has just
+ * taken (cat does, to tell whether it is the output): the engine then
+ * makes no call of its own to learn what IN is.
+ */
+int sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
+    enum sl_side *side);
 
 /*
  * Write what the transformation still holds, and free C.  Return 0, or

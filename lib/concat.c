@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sluice.h"
 #include "engine.h"
@@ -217,12 +218,21 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 int
 sl_cat_add(struct sl_cat *c, int in, enum sl_side *side)
 {
+	struct stat st;
+
+	return sl_cat_add_stat(c, in, fstat(in, &st) == 0 ? &st : NULL, side);
+}
+
+int
+sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
+    enum sl_side *side)
+{
 	ssize_t n;
 
-	end_init(&c->in, in);
+	end_init_input(&c->in, in, st);
 	if (c->flags != 0)
 		return add_formatted(c, side);
-	link_retarget(&c->link, &c->in);
+	link_retarget(&c->link, &c->in, st != NULL ? st->st_size : 0);
 	while ((n = link_step(&c->link, STEP_MAX)) > 0)
 		;
 	if (n == -1)

@@ -77,15 +77,19 @@ link_init(struct link *l, struct end *in, struct end *out)
 
 /*
  * Point L at a new input IN, same output: the buffer and the private
- * pipe (empty between steps) are kept; the path is chosen anew.
+ * pipe (empty between steps) are kept; the path is chosen anew.  SIZE
+ * is what fstat(2) said IN holds if it is a regular file, or 0.
  */
 void
-link_retarget(struct link *l, struct end *in)
+link_retarget(struct link *l, struct end *in, off_t size)
 {
 	l->in = in;
 	l->fast = choose(in, l->out);
 	l->path = PATH_RW;
 	l->fast_moved = 0;
+	l->size = in->kind == K_FILE ? size : 0;
+	l->got = 0;
+	l->ended = 0;
 }
 
 /* Free what L holds. */
@@ -143,17 +147,29 @@ blame(struct link *l, int err)
 	return SL_OUTPUT;
 }
 
-/* One read(2) and the write(2)s of what it got.  Return as link_step. */
+/*
+ * One read(2) and the write(2)s of what it got.  Return as link_step.
+ * A read of a regular file comes short only at its end: once it brought
+ * what fstat(2) said the file holds, a short read is the end, and no
+ * read(2) more is made to hear it say 0 (a small file costs five calls,
+ * not six).  Short of that size (/sys files hold less than they say), or
+ * with no size (/proc), the 0 is read.
+ */
 static ssize_t
 step_rw(struct link *l, size_t len)
 {
+	size_t want = len < BUF_SIZE ? len : BUF_SIZE;
 	ssize_t n;
 
 	if (need_buf(l) == -1)
 		return fail(l, SL_OUTPUT);
-	if ((n = read_some(l->in->fd, l->buf, len < BUF_SIZE ? len : BUF_SIZE)) < 0)
+	if ((n = read_some(l->in->fd, l->buf, want)) < 0)
 		return fail(l, SL_INPUT);
-	if (n > 0 && write_all(l->out->fd, l->buf, n) == -1)
+	if (n == 0)
+		return 0;
+	l->got += n;
+	l->ended = (size_t)n < want && l->size > 0 && l->got >= l->size;
+	if (write_all(l->out->fd, l->buf, n) == -1)
 		return fail(l, SL_OUTPUT);
 	return n;
 }
@@ -351,6 +367,8 @@ link_step(struct link *l, size_t len)
 {
 	ssize_t n;
 
+	if (l->ended)
+		return 0;
 	switch (l->path) {
 	case PATH_RW:
 		n = step_rw(l, len);

@@ -103,7 +103,7 @@ add(struct sl_cat *c, const char *name, const struct out *out)
 	} else if (is_output(fd, &st, out)) {
 		warnx("%s: input file is output file", cmd_quotef(name));
 		ok = 0;
-	} else if (sl_cat_add(c, fd, &side) == -1) {
+	} else if (sl_cat_add_stat(c, fd, &st, &side) == -1) {
 		if (side == SL_OUTPUT)
 			err(1, "write error");
 		cmd_warn_name(name, errno);
