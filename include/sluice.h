@@ -21,10 +21,12 @@ struct stat;
 /* The one source of the version number: the Makefile reads it here. */
 #define SLUICE_VERSION "0.2.0"
 
-/* Which descriptor of a copy failed. */
+/* Which descriptor of a copy failed, or that memory did (ENOMEM: not
+ * even a small buffer could be had; GNU says "memory exhausted"). */
 enum sl_side {
 	SL_INPUT = 1,
-	SL_OUTPUT = 2
+	SL_OUTPUT = 2,
+	SL_MEMORY = 3
 };
 
 /*
@@ -61,7 +63,8 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * complete, forwarding data as soon as it arrives.  Stops at end of input,
  * when no output is left, or when FAIL asks to.
  * Return 0, or -1 with errno set when reading IN failed (every byte read
- * before the failure has been delivered).
+ * before the failure has been delivered), or ENOMEM when not even a small
+ * buffer could be had.
  */
 int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
@@ -88,7 +91,7 @@ struct sl_cat *sl_cat_open(int out, unsigned flags);
  * Append everything IN holds, up to its end, to the concatenation.  Line
  * numbers and squeezed empty lines carry on from the inputs before.
  * Return 0, or -1 with errno set and *SIDE saying whether reading IN or
- * writing the output failed.
+ * writing the output failed, or memory did.
  */
 int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
 

@@ -14,16 +14,25 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "sluice.h"
 #include "engine.h"
 #include "format.h"
 
-/* The input read per transformation, and the output gathered before it
- * is written. */
+/*
+ * The input read at a time, the output gathered before it is written,
+ * and the input transformed at a time into what is gathered.  The output
+ * buffer holds FMT_OUT and the worst a slice can make (a line number and
+ * "M-^?" for every byte: 23 bytes a byte), and what the text really
+ * makes is written as it passes FMT_OUT: a slice of 8 KiB keeps the
+ * buffer at 316 KiB, where a whole read's worst would take 1.6 MB (GNU
+ * 9.1 takes 800 KiB).
+ */
 #define FMT_IN		(64u << 10)
 #define FMT_OUT		(128u << 10)
+#define FMT_SLICE	(8u << 10)
 
 /*
  * The transformed bytes written by write(2) before an output pipe is
@@ -43,7 +52,8 @@ struct sl_cat {
 	struct fmt fmt;
 	unsigned flags;
 	char *inbuf;		/* FMT_IN bytes */
-	char *outbuf;		/* FMT_OUT + fmt_room(FMT_IN) bytes */
+	char *outbuf;		/* FMT_OUT + fmt_room(FMT_SLICE) bytes */
+	int nomem;		/* a buffer could not be had */
 	size_t pending;		/* transformed bytes in outbuf not yet written */
 	size_t written;		/* bytes written from outbuf, up to the
 				   decision on handing off */
@@ -55,7 +65,12 @@ struct sl_cat {
 struct sl_cat *
 sl_cat_open(int out, unsigned flags)
 {
-	struct sl_cat *c = calloc(1, sizeof *c);
+	/*
+	 * Mapped, not taken from the heap: the first malloc grows the heap
+	 * by 132 KiB, which a tight address-space limit (ulimit -v) may not
+	 * allow, and a plain cat between files needs no other memory.
+	 */
+	struct sl_cat *c = (struct sl_cat *)map_memory(sizeof *c, 0);
 
 	if (c == NULL)
 		return NULL;
@@ -142,7 +157,8 @@ flush(struct sl_cat *c)
 
 /*
  * Transform the LEN <= FMT_IN bytes at IN into the output, flushing
- * what fills up.  Return 0, or -1 with errno set (an output error).
+ * what fills up.  Return 0, or -1 with errno set: an output error, or
+ * C->nomem set if the output buffer could not be had.
  */
 static int
 transform(struct sl_cat *c, const char *in, size_t len)
@@ -169,12 +185,21 @@ transform(struct sl_cat *c, const char *in, size_t len)
 			handoff_free(&c->ho);
 	}
 	if (c->outbuf == NULL &&
-	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_IN))) == NULL)
+	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_SLICE))) == NULL) {
+		c->nomem = 1;
 		return -1;
-	c->pending += fmt_run(&c->fmt, in, len, c->outbuf + c->pending);
-	if (c->pending < FMT_OUT)
-		return 0;
-	return end_keeps_writes(&c->out) ? write_records(c) : flush(c);
+	}
+	/* LEN 0 too: the end of the text writes what -E held back. */
+	do {
+		k = len < FMT_SLICE ? len : FMT_SLICE;
+		c->pending += fmt_run(&c->fmt, in, k, c->outbuf + c->pending);
+		in += k;
+		len -= k;
+		if (c->pending >= FMT_OUT && (end_keeps_writes(&c->out) ?
+		    write_records(c) : flush(c)) == -1)
+			return -1;
+	} while (len > 0);
+	return 0;
 }
 
 /* Return 1 if a read of IN would wait: nothing is there yet. */
@@ -191,7 +216,7 @@ static int
 add_formatted(struct sl_cat *c, enum sl_side *side)
 {
 	if (c->inbuf == NULL && (c->inbuf = malloc(FMT_IN)) == NULL) {
-		*side = SL_OUTPUT;
+		*side = SL_MEMORY;
 		return -1;
 	}
 	for (;;) {
@@ -210,8 +235,11 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 		/* The end of an input is a read that waits, as GNU has it. */
 		if (n == 0)
 			return flush(c);
-		if (transform(c, c->inbuf, n) == -1)
+		if (transform(c, c->inbuf, n) == -1) {
+			if (c->nomem)
+				*side = SL_MEMORY;
 			return -1;
+		}
 	}
 }
 
@@ -255,7 +283,7 @@ sl_cat_close(struct sl_cat *c)
 	link_free(&c->link);
 	free(c->inbuf);
 	free(c->outbuf);
-	free(c);
+	munmap(c, sizeof *c);
 	errno = saved;
 	return r;
 }

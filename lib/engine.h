@@ -63,12 +63,16 @@ struct link {
 	off_t got;		/* bytes read(2) from this input */
 	int ended;		/* its end was seen without a read of 0 */
 	char *buf;		/* the read/write buffer, BUF_SIZE bytes */
+	size_t bufsize;		/* ... or fewer, if memory was short */
 	int side;		/* after a failure: SL_INPUT or SL_OUTPUT */
 };
 
 /* The read/write buffer: big enough to amortise system calls, small
  * enough to stay in the L2 cache. */
 #define BUF_SIZE	(128u << 10)
+
+/* The least a buffer is halved to when memory is short: a page. */
+#define BUF_MIN		4096u
 
 /*
  * The most one link step moves.  Pipe sizes bound splice(2) well below

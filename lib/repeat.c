@@ -77,8 +77,12 @@ sl_repeat(int fd, const char *line, size_t len)
 	records = end_keeps_writes(&out);
 	max = whole_lines(len, records ? GNU_RECORD :
 	    l.path == PATH_VMSPLICE ? ZC_MID : RW_MAX);
-	if ((buf = map_memory(max, 0)) == NULL)
-		return -1;
+	/* Short of memory, a smaller buffer only costs more calls (but for
+	 * records, whose size is GNU's). */
+	while ((buf = map_memory(max, 0)) == NULL)
+		if (records || max == len ||
+		    (max = whole_lines(len, max / 2)) < FIRST)
+			return -1;
 	memcpy(buf, line, len);
 	cap = records ? max : whole_lines(len, FIRST);
 	replicate(buf, len, cap);

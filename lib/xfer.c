@@ -30,12 +30,26 @@
 #include "sys.h"
 #include "engine.h"
 
-/* Make the read/write buffer of L; return 0, or -1 with errno set. */
+/*
+ * Make the read/write buffer of L: BUF_SIZE bytes, or, when that much
+ * memory cannot be had, the most a halving down to a page finds (a
+ * smaller buffer only costs more calls).  Return 0, or -1 with errno set
+ * (ENOMEM) and L->side SL_MEMORY.
+ */
 static int
 need_buf(struct link *l)
 {
-	if (l->buf == NULL && (l->buf = malloc(BUF_SIZE)) == NULL)
-		return -1;
+	size_t n;
+
+	for (n = BUF_SIZE; l->buf == NULL; n /= 2) {
+		if (n < BUF_MIN) {
+			l->side = SL_MEMORY;
+			errno = ENOMEM;
+			return -1;
+		}
+		if ((l->buf = malloc(n)) != NULL)
+			l->bufsize = n;
+	}
 	return 0;
 }
 
@@ -99,6 +113,7 @@ link_free(struct link *l)
 	close_pair(l->via);
 	free(l->buf);
 	l->buf = NULL;
+	l->bufsize = 0;
 }
 
 /* Leave zero-copy for good: it refused this pair. */
@@ -158,18 +173,25 @@ blame(struct link *l, int err)
 static ssize_t
 step_rw(struct link *l, size_t len)
 {
-	size_t want = len < BUF_SIZE ? len : BUF_SIZE;
+	char small[BUF_MIN], *buf = small;
+	size_t want = sizeof small;
 	ssize_t n;
 
-	if (need_buf(l) == -1)
-		return fail(l, SL_OUTPUT);
-	if ((n = read_some(l->in->fd, l->buf, want)) < 0)
+	/* Without even a page of heap, a page of the stack, which is
+	 * there already: GNU copies under a limit that low. */
+	if (need_buf(l) == 0) {
+		buf = l->buf;
+		want = l->bufsize;
+	}
+	if (len < want)
+		want = len;
+	if ((n = read_some(l->in->fd, buf, want)) < 0)
 		return fail(l, SL_INPUT);
 	if (n == 0)
 		return 0;
 	l->got += n;
 	l->ended = (size_t)n < want && l->size > 0 && l->got >= l->size;
-	if (write_all(l->out->fd, l->buf, n) == -1)
+	if (write_all(l->out->fd, buf, n) == -1)
 		return fail(l, SL_OUTPUT);
 	return n;
 }
@@ -265,7 +287,8 @@ via_drop(struct link *l)
 
 	if (need_buf(l) == 0)
 		while (l->via_held > 0) {
-			size_t k = l->via_held < BUF_SIZE ? l->via_held : BUF_SIZE;
+			size_t k = l->via_held < l->bufsize ? l->via_held :
+			    l->bufsize;
 
 			if (read_exact(l->via[0], l->buf, k) == -1)
 				break;
@@ -285,10 +308,12 @@ via_to_write(struct link *l)
 {
 	ssize_t n = l->via_held;
 
-	if (need_buf(l) == -1)
-		return fail(l, SL_OUTPUT);
+	if (need_buf(l) == -1) {
+		via_drop(l);
+		return -1;
+	}
 	while (l->via_held > 0) {
-		size_t k = l->via_held < BUF_SIZE ? l->via_held : BUF_SIZE;
+		size_t k = l->via_held < l->bufsize ? l->via_held : l->bufsize;
 		int r = read_exact(l->via[0], l->buf, k);
 
 		if (r == 0)
