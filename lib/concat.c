@@ -62,16 +62,25 @@ struct sl_cat {
 	struct handoff ho;
 };
 
+/*
+ * The first handle is static, later ones are mapped: a plain cat between
+ * files then needs no memory of its own, as GNU's needs none, and runs
+ * under an address-space limit (ulimit -v) so tight that the C library's
+ * locale files took the last pages.  (A first malloc would grow the heap
+ * by 132 KiB.)
+ */
+static struct sl_cat first;
+static char first_taken;
+
 struct sl_cat *
 sl_cat_open(int out, unsigned flags)
 {
-	/*
-	 * Mapped, not taken from the heap: the first malloc grows the heap
-	 * by 132 KiB, which a tight address-space limit (ulimit -v) may not
-	 * allow, and a plain cat between files needs no other memory.
-	 */
-	struct sl_cat *c = (struct sl_cat *)map_memory(sizeof *c, 0);
+	struct sl_cat *c = &first;
 
+	if (__atomic_test_and_set(&first_taken, __ATOMIC_ACQUIRE))
+		c = (struct sl_cat *)map_memory(sizeof *c, 0);
+	else
+		memset(c, 0, sizeof *c);
 	if (c == NULL)
 		return NULL;
 	c->flags = flags;
@@ -283,7 +292,10 @@ sl_cat_close(struct sl_cat *c)
 	link_free(&c->link);
 	free(c->inbuf);
 	free(c->outbuf);
-	munmap(c, sizeof *c);
+	if (c == &first)
+		__atomic_clear(&first_taken, __ATOMIC_RELEASE);
+	else
+		munmap(c, sizeof *c);
 	errno = saved;
 	return r;
 }
