@@ -63,8 +63,7 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * complete, forwarding data as soon as it arrives.  Stops at end of input,
  * when no output is left, or when FAIL asks to.
  * Return 0, or -1 with errno set when reading IN failed (every byte read
- * before the failure has been delivered), or ENOMEM when not even a small
- * buffer could be had.
+ * before the failure has been delivered).
  */
 int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);

@@ -182,8 +182,6 @@ main(int argc, char *argv[])
 	}
 
 	if (sl_fanout(STDIN_FILENO, outs, nfiles + 1, failed, &r) == -1) {
-		if (errno == ENOMEM)
-			errx(1, "memory exhausted");
 		warn("read error");
 		r.ok = 0;
 	}
