@@ -207,6 +207,10 @@ transform(struct sl_cat *c, const char *in, size_t len)
 		if (c->pending >= FMT_OUT && (end_keeps_writes(&c->out) ?
 		    write_records(c) : flush(c)) == -1)
 			return -1;
+		/* That flush may have started the handoff (and freed
+		 * outbuf): the rest goes into its regions. */
+		if (c->handing && len > 0)
+			return transform(c, in, len);
 	} while (len > 0);
 	return 0;
 }
