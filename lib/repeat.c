@@ -101,7 +101,7 @@ sl_repeat(int fd, const char *line, size_t len)
 
 			cap = cap > max / 2 ? max : 2 * cap;
 			replicate(buf, fill, cap);
-		} else if (l.path == PATH_VMSPLICE && !big && !records) {
+		} else if (l.path == PATH_VMSPLICE && !big) {
 			size_t size = whole_lines(len, ZC_MAX);
 			char *b = map_memory(size, 1);
 
