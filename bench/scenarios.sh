@@ -41,6 +41,8 @@ cat_n	cat	rate	cat-n	cat -n text > pipe
 cat_A	cat	rate	cat-A	cat -A text > pipe
 cat_v	cat	rate	cat-v	cat -v text > pipe
 cat_s	cat	rate	cat-s	cat -s text > pipe
+cat_many_file	cat	rate	many>cat>file	5,000 files of 2 KB > cat > tmpfs file
+cat_many_pipe	cat	rate	many>cat|	5,000 files of 2 KB > cat > pipe, reader splices
 startup_cat	cat	us	-	echo x | cat
 '
 declare -A TEXT
@@ -420,4 +422,38 @@ cat_fmt() { # TOOL N -OPT
 	    "$BB/drain" -e "$want" >"$T/out" 2>>"$T/err"
 	drained "${PIPESTATUS[@]}" && rus time || return 1
 	R_BYTES=$2
+}
+
+# MANY: 5,000 tmpfs files of 2,000 bytes each (MANY_BYTES in all), made
+# once: the rows of what each file costs, whatever N.
+MANY_BYTES=10000000
+many() {
+	local d=$T/many
+	MANY=("$d"/*)
+	[ "${#MANY[@]}" = 5000 ] && [ -f "${MANY[0]}" ] && return 0
+	rm -rf "$d" && mkdir "$d" &&
+	    "$BB/limit-yes" $MANY_BYTES | split -a 4 -d -b 2000 - "$d/" ||
+	    { R_ERR="cannot make the small files"; return 1; }
+	MANY=("$d"/*)
+}
+
+# The small files into a new tmpfs file; timed.
+sc_cat_many_file() { # TOOL N
+	set_cmd cat "$1"
+	many || return 1
+	rm -f "$T/c"
+	"$BB/fan" -t $TO -o "$T/rus" -- "${CMD[@]}" "${MANY[@]}" >"$T/c" 2>"$T/err"
+	ok $? && sized "$T/c" $MANY_BYTES || return 1
+	rm -f "$T/c"
+	R_BYTES=$MANY_BYTES
+	rus time
+}
+
+# The small files into a pipe drained by splice.
+sc_cat_many_pipe() { # TOOL N
+	set_cmd cat "$1"
+	many || return 1
+	"$BB/fan" -t $TO -o "$T/rus" -- "${CMD[@]}" "${MANY[@]}" 2>"$T/err" |
+	    "$BB/drain" -e $MANY_BYTES >"$T/out" 2>>"$T/err"
+	drained "${PIPESTATUS[@]}" && rus
 }

@@ -16,13 +16,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct stat;
+
 /* The one source of the version number: the Makefile reads it here. */
 #define SLUICE_VERSION "0.2.0"
 
-/* Which descriptor of a copy failed. */
+/* Which descriptor of a copy failed, or that memory did (ENOMEM: not
+ * even a small buffer could be had; GNU says "memory exhausted"). */
 enum sl_side {
 	SL_INPUT = 1,
-	SL_OUTPUT = 2
+	SL_OUTPUT = 2,
+	SL_MEMORY = 3
 };
 
 /*
@@ -86,9 +90,17 @@ struct sl_cat *sl_cat_open(int out, unsigned flags);
  * Append everything IN holds, up to its end, to the concatenation.  Line
  * numbers and squeezed empty lines carry on from the inputs before.
  * Return 0, or -1 with errno set and *SIDE saying whether reading IN or
- * writing the output failed.
+ * writing the output failed, or memory did.
  */
 int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
+
+/*
+ * sl_cat_add for an input whose fstat(2) status ST the caller has just
+ * taken (cat does, to tell whether it is the output): the engine then
+ * makes no call of its own to learn what IN is.
+ */
+int sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
+    enum sl_side *side);
 
 /*
  * Write what the transformation still holds, and free C.  Return 0, or

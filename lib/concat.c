@@ -13,15 +13,26 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "sluice.h"
 #include "engine.h"
 #include "format.h"
 
-/* The input read per transformation, and the output gathered before it
- * is written. */
+/*
+ * The input read at a time, the output gathered before it is written,
+ * and the input transformed at a time into what is gathered.  The output
+ * buffer holds FMT_OUT and the worst a slice can make (a line number and
+ * "M-^?" for every byte: 23 bytes a byte), and what the text really
+ * makes is written as it passes FMT_OUT: a slice of 8 KiB keeps the
+ * buffer at 316 KiB, where a whole read's worst would take 1.6 MB (GNU
+ * 9.1 takes 800 KiB).
+ */
 #define FMT_IN		(64u << 10)
 #define FMT_OUT		(128u << 10)
+#define FMT_SLICE	(8u << 10)
 
 /*
  * The transformed bytes written by write(2) before an output pipe is
@@ -41,7 +52,8 @@ struct sl_cat {
 	struct fmt fmt;
 	unsigned flags;
 	char *inbuf;		/* FMT_IN bytes */
-	char *outbuf;		/* FMT_OUT + fmt_room(FMT_IN) bytes */
+	char *outbuf;		/* FMT_OUT + fmt_room(FMT_SLICE) bytes */
+	int nomem;		/* a buffer could not be had */
 	size_t pending;		/* transformed bytes in outbuf not yet written */
 	size_t written;		/* bytes written from outbuf, up to the
 				   decision on handing off */
@@ -50,11 +62,25 @@ struct sl_cat {
 	struct handoff ho;
 };
 
+/*
+ * The first handle is static, later ones are mapped: a plain cat between
+ * files then needs no memory of its own, as GNU's needs none, and runs
+ * under an address-space limit (ulimit -v) so tight that the C library's
+ * locale files took the last pages.  (A first malloc would grow the heap
+ * by 132 KiB.)
+ */
+static struct sl_cat first;
+static char first_taken;
+
 struct sl_cat *
 sl_cat_open(int out, unsigned flags)
 {
-	struct sl_cat *c = calloc(1, sizeof *c);
+	struct sl_cat *c = &first;
 
+	if (__atomic_test_and_set(&first_taken, __ATOMIC_ACQUIRE))
+		c = (struct sl_cat *)map_memory(sizeof *c, 0);
+	else
+		memset(c, 0, sizeof *c);
 	if (c == NULL)
 		return NULL;
 	c->flags = flags;
@@ -82,6 +108,25 @@ handoff_warranted(const struct sl_cat *c)
 {
 	return c->out.kind == K_PIPE && c->out.write_end && !c->out.append &&
 	    !c->out.packets && zerocopy_allowed() && handoff_available();
+}
+
+/*
+ * Write the pending transformed bytes in records of FMT_OUT, as GNU 9.1
+ * writes them (its output buffer is 128 KiB for a socket or a pipe), and
+ * keep the rest for later: for an output that keeps writes apart, whose
+ * readers GNU's sizes were made for.  Return 0, or -1 with errno set.
+ */
+static int
+write_records(struct sl_cat *c)
+{
+	size_t off;
+
+	for (off = 0; c->pending - off >= FMT_OUT; off += FMT_OUT)
+		if (write_all(c->out.fd, c->outbuf + off, FMT_OUT) == -1)
+			return -1;
+	memmove(c->outbuf, c->outbuf + off, c->pending - off);
+	c->pending -= off;
+	return 0;
 }
 
 /*
@@ -121,7 +166,8 @@ flush(struct sl_cat *c)
 
 /*
  * Transform the LEN <= FMT_IN bytes at IN into the output, flushing
- * what fills up.  Return 0, or -1 with errno set (an output error).
+ * what fills up.  Return 0, or -1 with errno set: an output error, or
+ * C->nomem set if the output buffer could not be had.
  */
 static int
 transform(struct sl_cat *c, const char *in, size_t len)
@@ -148,10 +194,25 @@ transform(struct sl_cat *c, const char *in, size_t len)
 			handoff_free(&c->ho);
 	}
 	if (c->outbuf == NULL &&
-	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_IN))) == NULL)
+	    (c->outbuf = malloc(FMT_OUT + fmt_room(FMT_SLICE))) == NULL) {
+		c->nomem = 1;
 		return -1;
-	c->pending += fmt_run(&c->fmt, in, len, c->outbuf + c->pending);
-	return c->pending >= FMT_OUT ? flush(c) : 0;
+	}
+	/* LEN 0 too: the end of the text writes what -E held back. */
+	do {
+		k = len < FMT_SLICE ? len : FMT_SLICE;
+		c->pending += fmt_run(&c->fmt, in, k, c->outbuf + c->pending);
+		in += k;
+		len -= k;
+		if (c->pending >= FMT_OUT && (end_keeps_writes(&c->out) ?
+		    write_records(c) : flush(c)) == -1)
+			return -1;
+		/* That flush may have started the handoff (and freed
+		 * outbuf): the rest goes into its regions. */
+		if (c->handing && len > 0)
+			return transform(c, in, len);
+	} while (len > 0);
+	return 0;
 }
 
 /* Return 1 if a read of IN would wait: nothing is there yet. */
@@ -168,7 +229,7 @@ static int
 add_formatted(struct sl_cat *c, enum sl_side *side)
 {
 	if (c->inbuf == NULL && (c->inbuf = malloc(FMT_IN)) == NULL) {
-		*side = SL_OUTPUT;
+		*side = SL_MEMORY;
 		return -1;
 	}
 	for (;;) {
@@ -187,20 +248,32 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 		/* The end of an input is a read that waits, as GNU has it. */
 		if (n == 0)
 			return flush(c);
-		if (transform(c, c->inbuf, n) == -1)
+		if (transform(c, c->inbuf, n) == -1) {
+			if (c->nomem)
+				*side = SL_MEMORY;
 			return -1;
+		}
 	}
 }
 
 int
 sl_cat_add(struct sl_cat *c, int in, enum sl_side *side)
 {
+	struct stat st;
+
+	return sl_cat_add_stat(c, in, fstat(in, &st) == 0 ? &st : NULL, side);
+}
+
+int
+sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
+    enum sl_side *side)
+{
 	ssize_t n;
 
-	end_init(&c->in, in);
+	end_init_input(&c->in, in, st);
 	if (c->flags != 0)
 		return add_formatted(c, side);
-	link_retarget(&c->link, &c->in);
+	link_retarget(&c->link, &c->in, st != NULL ? st->st_size : 0);
 	while ((n = link_step(&c->link, STEP_MAX)) > 0)
 		;
 	if (n == -1)
@@ -223,7 +296,10 @@ sl_cat_close(struct sl_cat *c)
 	link_free(&c->link);
 	free(c->inbuf);
 	free(c->outbuf);
-	free(c);
+	if (c == &first)
+		__atomic_clear(&first_taken, __ATOMIC_RELEASE);
+	else
+		munmap(c, sizeof *c);
 	errno = saved;
 	return r;
 }

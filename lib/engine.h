@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct stat;
+
 /* What a descriptor is, as far as the choice of system call goes. */
 enum kind {
 	K_PIPE,		/* a pipe or FIFO */
@@ -56,13 +58,21 @@ struct link {
 	int via[2];		/* the private pipe of PATH_VIA_PIPE */
 	struct end via_end;	/* its write end, for growth */
 	size_t via_held;	/* bytes waiting in VIA */
+	off_t size;		/* what fstat(2) said a regular input holds,
+				   or 0: see step_rw */
+	off_t got;		/* bytes read(2) from this input */
+	int ended;		/* its end was seen without a read of 0 */
 	char *buf;		/* the read/write buffer, BUF_SIZE bytes */
+	size_t bufsize;		/* ... or fewer, if memory was short */
 	int side;		/* after a failure: SL_INPUT or SL_OUTPUT */
 };
 
 /* The read/write buffer: big enough to amortise system calls, small
  * enough to stay in the L2 cache. */
 #define BUF_SIZE	(128u << 10)
+
+/* The least a buffer is halved to when memory is short: a page. */
+#define BUF_MIN		4096u
 
 /*
  * The most one link step moves.  Pipe sizes bound splice(2) well below
@@ -82,6 +92,8 @@ struct link {
 
 /* fd.c */
 void end_init(struct end *e, int fd);
+void end_init_input(struct end *e, int fd, const struct stat *st);
+int end_keeps_writes(const struct end *e);
 int zerocopy_allowed(void);
 int is_refusal(int err);
 int pipe_private(int p[2]);
@@ -146,7 +158,7 @@ int pipe_resize(struct end *e, long size);
 
 /* xfer.c */
 void link_init(struct link *l, struct end *in, struct end *out);
-void link_retarget(struct link *l, struct end *in);
+void link_retarget(struct link *l, struct end *in, off_t size);
 ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);

@@ -81,17 +81,18 @@ failed(struct fan *f, size_t i, int err)
 		f->stop = 1;
 }
 
-/* Make BUF hold at least LEN bytes; return 0, or -1 with errno set. */
+/* Make BUF hold at least LEN bytes (BUF_SIZE, if that much memory can
+ * be had); return 0, or -1 with errno set. */
 static int
 need_buf(struct fan *f, size_t len)
 {
-	char *b;
+	char *b = NULL;
 
 	if (len <= f->bufsize)
 		return 0;
-	if (len < BUF_SIZE)
+	if (len < BUF_SIZE && (b = realloc(f->buf, BUF_SIZE)) != NULL)
 		len = BUF_SIZE;
-	if ((b = realloc(f->buf, len)) == NULL)
+	if (b == NULL && (b = realloc(f->buf, len)) == NULL)
 		return -1;
 	f->buf = b;
 	f->bufsize = len;
@@ -220,8 +221,11 @@ round_rw(struct fan *f)
 	size_t i, lim = limit(f, BUF_SIZE);
 	ssize_t n;
 
-	if (need_buf(f, lim) == -1)
-		return -1;
+	/* Short of memory, smaller chunks (down to a page) only cost more
+	 * calls. */
+	while (need_buf(f, lim) == -1)
+		if ((lim /= 2) < BUF_MIN)
+			return -1;
 	if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
 		return n;
 	for (i = 0; i < f->n && !f->stop; i++)

@@ -26,6 +26,26 @@ socket_records(int fd)
 	    type != SOCK_STREAM;
 }
 
+/* Fill in E for FD from its status ST (NULL: fstat(2) failed, K_OTHER):
+ * what it is and which file, all that reading it depends on. */
+static void
+describe(struct end *e, int fd, const struct stat *st)
+{
+	memset(e, 0, sizeof *e);
+	e->fd = fd;
+	e->kind = K_OTHER;
+	if (st == NULL)
+		return;
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	if (S_ISFIFO(st->st_mode))
+		e->kind = K_PIPE;
+	else if (S_ISREG(st->st_mode))
+		e->kind = K_FILE;
+	else if (S_ISSOCK(st->st_mode))
+		e->kind = K_SOCKET;
+}
+
 /*
  * Describe FD.  A descriptor fstat(2) cannot describe (closed stdout)
  * is K_OTHER: it gets read/write, which reports its error as the user
@@ -37,21 +57,13 @@ end_init(struct end *e, int fd)
 	struct stat st;
 	int fl;
 
-	memset(e, 0, sizeof *e);
-	e->fd = fd;
-	e->kind = K_OTHER;
-	if (fstat(fd, &st) == -1)
+	if (fstat(fd, &st) == -1) {
+		describe(e, fd, NULL);
 		return;
-	e->dev = st.st_dev;
-	e->ino = st.st_ino;
-	if (S_ISFIFO(st.st_mode))
-		e->kind = K_PIPE;
-	else if (S_ISREG(st.st_mode))
-		e->kind = K_FILE;
-	else if (S_ISSOCK(st.st_mode)) {
-		e->kind = K_SOCKET;
-		e->records = socket_records(fd);
 	}
+	describe(e, fd, &st);
+	if (e->kind == K_SOCKET)
+		e->records = socket_records(fd);
 	if ((fl = fcntl(fd, F_GETFL)) == -1) {
 		/* Unknown flags: O_APPEND may hide there, so no splice. */
 		e->append = 1;
@@ -60,6 +72,31 @@ end_init(struct end *e, int fd)
 	e->append = (fl & O_APPEND) != 0;
 	e->write_end = (fl & O_ACCMODE) != O_RDONLY;
 	e->packets = e->kind == K_PIPE && (fl & O_DIRECT) != 0;
+}
+
+/*
+ * Describe input FD, whose fstat(2) status ST the caller has: its kind
+ * and identity only.  How an input is read depends on nothing more (the
+ * flags and the socket type matter only for writing), so describing it
+ * costs no system call: a small file costs cat no more calls than GNU's.
+ */
+void
+end_init_input(struct end *e, int fd, const struct stat *st)
+{
+	describe(e, fd, st);
+}
+
+/*
+ * Return 1 if each write(2) to E reaches its reader apart from the
+ * others: a record of a socket that keeps them (cut to what the reader
+ * asks for, the rest lost), or the packets of a packet-mode pipe.  The
+ * sizes of such writes are part of the output, and GNU's are the ones
+ * its readers were written for.
+ */
+int
+end_keeps_writes(const struct end *e)
+{
+	return e->records || e->packets;
 }
 
 /* Return 1 unless SLUICE_ZEROCOPY=0 or the build asks for read/write. */

@@ -25,6 +25,14 @@
 #define ZC_MID	(64u << 10)
 #define ZC_MAX	(2u << 20)
 
+/*
+ * GNU yes writes one buffer of BUFSIZ (8 KiB) whole lines over and
+ * over, or a single line if it is longer than half of that: on an output
+ * that keeps writes apart (a record socket, a packet-mode pipe) those
+ * are the records its readers get, and sluice writes the same ones.
+ */
+#define GNU_RECORD	8192u
+
 /* Largest multiple of LEN that is at most LIM, and at least LEN. */
 static size_t
 whole_lines(size_t len, size_t lim)
@@ -51,7 +59,7 @@ sl_repeat(int fd, const char *line, size_t len)
 	struct end out;
 	struct link l;
 	size_t max, cap, off = 0;
-	int big = 0;
+	int records, big = 0;
 	char *buf;
 
 	if (len == 0) {
@@ -66,11 +74,17 @@ sl_repeat(int fd, const char *line, size_t len)
 	 */
 	end_init(&out, fd);
 	link_init(&l, NULL, &out);
-	max = whole_lines(len, l.path == PATH_VMSPLICE ? ZC_MID : RW_MAX);
-	if ((buf = map_memory(max, 0)) == NULL)
-		return -1;
+	records = end_keeps_writes(&out);
+	max = whole_lines(len, records ? GNU_RECORD :
+	    l.path == PATH_VMSPLICE ? ZC_MID : RW_MAX);
+	/* Short of memory, a smaller buffer only costs more calls (but for
+	 * records, whose size is GNU's). */
+	while ((buf = map_memory(max, 0)) == NULL)
+		if (records || max == len ||
+		    (max = whole_lines(len, max / 2)) < FIRST)
+			return -1;
 	memcpy(buf, line, len);
-	cap = whole_lines(len, FIRST);
+	cap = records ? max : whole_lines(len, FIRST);
 	replicate(buf, len, cap);
 	for (;;) {
 		ssize_t n = link_put(&l, buf + off, cap - off);

@@ -30,12 +30,26 @@
 #include "sys.h"
 #include "engine.h"
 
-/* Make the read/write buffer of L; return 0, or -1 with errno set. */
+/*
+ * Make the read/write buffer of L: BUF_SIZE bytes, or, when that much
+ * memory cannot be had, the most a halving down to a page finds (a
+ * smaller buffer only costs more calls).  Return 0, or -1 with errno set
+ * (ENOMEM) and L->side SL_MEMORY.
+ */
 static int
 need_buf(struct link *l)
 {
-	if (l->buf == NULL && (l->buf = malloc(BUF_SIZE)) == NULL)
-		return -1;
+	size_t n;
+
+	for (n = BUF_SIZE; l->buf == NULL; n /= 2) {
+		if (n < BUF_MIN) {
+			l->side = SL_MEMORY;
+			errno = ENOMEM;
+			return -1;
+		}
+		if ((l->buf = malloc(n)) != NULL)
+			l->bufsize = n;
+	}
 	return 0;
 }
 
@@ -44,10 +58,11 @@ static enum path
 choose(const struct end *in, const struct end *out)
 {
 	/* splice and copy_file_range refuse O_APPEND outputs (EINVAL,
-	 * EBADF), a pipe's read end takes no data, and a socket that keeps
-	 * writes apart must get the records the caller writes. */
+	 * EBADF), a pipe's read end takes no data, and an output that keeps
+	 * writes apart must get the records the caller writes (splice and
+	 * vmsplice into a packet-mode pipe make no packets at all). */
 	if (!zerocopy_allowed() || out->append || !out->write_end ||
-	    out->records)
+	    end_keeps_writes(out))
 		return PATH_RW;
 	if (in == NULL)
 		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
@@ -76,15 +91,19 @@ link_init(struct link *l, struct end *in, struct end *out)
 
 /*
  * Point L at a new input IN, same output: the buffer and the private
- * pipe (empty between steps) are kept; the path is chosen anew.
+ * pipe (empty between steps) are kept; the path is chosen anew.  SIZE
+ * is what fstat(2) said IN holds if it is a regular file, or 0.
  */
 void
-link_retarget(struct link *l, struct end *in)
+link_retarget(struct link *l, struct end *in, off_t size)
 {
 	l->in = in;
 	l->fast = choose(in, l->out);
 	l->path = PATH_RW;
 	l->fast_moved = 0;
+	l->size = in->kind == K_FILE ? size : 0;
+	l->got = 0;
+	l->ended = 0;
 }
 
 /* Free what L holds. */
@@ -94,6 +113,7 @@ link_free(struct link *l)
 	close_pair(l->via);
 	free(l->buf);
 	l->buf = NULL;
+	l->bufsize = 0;
 }
 
 /* Leave zero-copy for good: it refused this pair. */
@@ -142,17 +162,36 @@ blame(struct link *l, int err)
 	return SL_OUTPUT;
 }
 
-/* One read(2) and the write(2)s of what it got.  Return as link_step. */
+/*
+ * One read(2) and the write(2)s of what it got.  Return as link_step.
+ * A read of a regular file comes short only at its end: once it brought
+ * what fstat(2) said the file holds, a short read is the end, and no
+ * read(2) more is made to hear it say 0 (a small file costs five calls,
+ * not six).  Short of that size (/sys files hold less than they say), or
+ * with no size (/proc), the 0 is read.
+ */
 static ssize_t
 step_rw(struct link *l, size_t len)
 {
+	char small[BUF_MIN], *buf = small;
+	size_t want = sizeof small;
 	ssize_t n;
 
-	if (need_buf(l) == -1)
-		return fail(l, SL_OUTPUT);
-	if ((n = read_some(l->in->fd, l->buf, len < BUF_SIZE ? len : BUF_SIZE)) < 0)
+	/* Without even a page of heap, a page of the stack, which is
+	 * there already: GNU copies under a limit that low. */
+	if (need_buf(l) == 0) {
+		buf = l->buf;
+		want = l->bufsize;
+	}
+	if (len < want)
+		want = len;
+	if ((n = read_some(l->in->fd, buf, want)) < 0)
 		return fail(l, SL_INPUT);
-	if (n > 0 && write_all(l->out->fd, l->buf, n) == -1)
+	if (n == 0)
+		return 0;
+	l->got += n;
+	l->ended = (size_t)n < want && l->size > 0 && l->got >= l->size;
+	if (write_all(l->out->fd, buf, n) == -1)
 		return fail(l, SL_OUTPUT);
 	return n;
 }
@@ -193,6 +232,21 @@ carried(struct link *l, size_t n)
 	pipe_carried(l->out, n);
 }
 
+/*
+ * Return 1 if ERR, from L's zero-copy call before it moved a byte, says
+ * the call cannot serve this pair (is_refusal).  copy_file_range(2) says
+ * so with EPERM too (a seccomp filter that forbids it, as container
+ * runtimes had), ETXTBSY and EBADF (outputs it will not write into), as
+ * GNU 9.1 takes them: write(2) then tells whether the output really
+ * fails, in the words the read/write path uses.
+ */
+static int
+refuses(const struct link *l, int err)
+{
+	return is_refusal(err) || (l->path == PATH_COPY_RANGE &&
+	    (err == EPERM || err == ETXTBSY || err == EBADF));
+}
+
 /* splice(2) or copy_file_range(2) straight from IN to OUT. */
 static ssize_t
 step_direct(struct link *l, size_t len)
@@ -215,7 +269,7 @@ step_direct(struct link *l, size_t len)
 	}
 	if (n == -2)
 		return -1;
-	if (l->fast_moved == 0 && is_refusal(errno)) {
+	if (l->fast_moved == 0 && refuses(l, errno)) {
 		refused(l);
 		return step_rw(l, len);
 	}
@@ -233,7 +287,8 @@ via_drop(struct link *l)
 
 	if (need_buf(l) == 0)
 		while (l->via_held > 0) {
-			size_t k = l->via_held < BUF_SIZE ? l->via_held : BUF_SIZE;
+			size_t k = l->via_held < l->bufsize ? l->via_held :
+			    l->bufsize;
 
 			if (read_exact(l->via[0], l->buf, k) == -1)
 				break;
@@ -253,10 +308,12 @@ via_to_write(struct link *l)
 {
 	ssize_t n = l->via_held;
 
-	if (need_buf(l) == -1)
-		return fail(l, SL_OUTPUT);
+	if (need_buf(l) == -1) {
+		via_drop(l);
+		return -1;
+	}
 	while (l->via_held > 0) {
-		size_t k = l->via_held < BUF_SIZE ? l->via_held : BUF_SIZE;
+		size_t k = l->via_held < l->bufsize ? l->via_held : l->bufsize;
 		int r = read_exact(l->via[0], l->buf, k);
 
 		if (r == 0)
@@ -335,6 +392,8 @@ link_step(struct link *l, size_t len)
 {
 	ssize_t n;
 
+	if (l->ended)
+		return 0;
 	switch (l->path) {
 	case PATH_RW:
 		n = step_rw(l, len);

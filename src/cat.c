@@ -104,7 +104,9 @@ add(struct sl_cat *c, const char *name, const struct out *out)
 	} else if (is_output(fd, &st, out)) {
 		warnx(_("%s: input file is output file"), cmd_quotef(name));
 		ok = 0;
-	} else if (sl_cat_add(c, fd, &side) == -1) {
+	} else if (sl_cat_add_stat(c, fd, &st, &side) == -1) {
+		if (side == SL_MEMORY)
+			errx(1, "memory exhausted");
 		if (side == SL_OUTPUT)
 			err(1, "%s", _("write error"));
 		cmd_warn_name(name, errno);

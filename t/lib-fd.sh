@@ -64,3 +64,50 @@ os.execvp(sys.argv[1], sys.argv[1:])
 with_socket_stdin() {
 	test_python3 -c "$SOCKET_STDIN_PY" "$@"
 }
+
+# with_record_stdout KIND MAX CMD...: run CMD with its stdout an output
+# that keeps each write(2) apart: KIND seqpacket or dgram (a unix socket
+# pair of that type), or packet (a pipe in packet mode, O_DIRECT).  Each
+# record (packet) is read whole, into a buffer bigger than any write, and
+# its size printed on a line of its own; the bytes go to the file
+# records.  After MAX records (0: all, until CMD exits) CMD is killed.
+# CMD's status, or "killed", goes to the file status; SIGPIPE is at its
+# default for CMD.  The end of a datagram stream is told by an empty
+# datagram sent once CMD has exited, after everything it wrote.  Runs
+# python3: for cases that need PYTHON3.
+with_record_stdout() {
+	test_python3 -c '
+import os, socket, subprocess, sys, threading
+kind, most, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+if kind == "packet":
+    r, w = os.pipe2(os.O_DIRECT)
+    recv = lambda: os.read(r, 1 << 22)
+else:
+    a, b = socket.socketpair(socket.AF_UNIX, {"seqpacket":
+        socket.SOCK_SEQPACKET, "dgram": socket.SOCK_DGRAM}[kind])
+    w = b.fileno()
+    recv = lambda: a.recv(1 << 22)
+p = subprocess.Popen(cmd, stdout=w)
+if kind == "dgram":
+    def end():
+        p.wait()
+        b.send(b"")
+    threading.Thread(target=end, daemon=True).start()
+else:
+    os.close(w)
+n, status = 0, None
+with open("records", "wb") as f:
+    while most == 0 or n < most:
+        d = recv()
+        if not d:
+            break
+        f.write(d)
+        print(len(d))
+        n += 1
+if most and n == most and p.poll() is None:
+    p.kill()
+    status = "killed"
+p.wait()
+open("status", "w").write("%s\n" % (status or p.returncode))
+' "$@"
+}

@@ -115,13 +115,14 @@ cat_fault() {
 	'
 }
 
-# cat_side PATH SYSCALL REGEX WHO: refusals at the first call fall back;
-# errors at the first call, and anything later, are WHO's (in or out).
+# cat_side PATH SYSCALL REGEX WHO [ERRORS]: refusals at the first call
+# fall back; errors at the first call (ERRORS, by default EIO EBADF),
+# and anything later, are WHO's (in or out).
 cat_side() {
 	for e in EINVAL ENOSYS ENOMEM; do
 		cat_fault $1 $2 "$3" 1 $e exact
 	done
-	for e in EIO EBADF; do
+	for e in ${5:-EIO EBADF}; do
 		cat_fault $1 $2 "$3" 1 $e $4:$e
 	done
 	for e in EINVAL EIO; do
@@ -131,7 +132,12 @@ cat_side() {
 
 # copy_file_range: an error only writing can give is the output's; for
 # another, a one-byte pread(2) of the input tells whether reading fails.
-cat_side ff copy_file_range '^copy_file_range\(3,' out
+cat_side ff copy_file_range '^copy_file_range\(3,' out EIO
+# copy_file_range refuses with EPERM too (a seccomp filter), ETXTBSY and
+# EBADF, as GNU 9.1 takes them: write(2) then tells what the output says.
+for e in EPERM ETXTBSY EBADF; do
+	cat_fault ff copy_file_range '^copy_file_range\(3,' 1 $e exact
+done
 for e in ENOSPC EDQUOT EFBIG; do
 	cat_fault ff copy_file_range '^copy_file_range\(3,' 1 $e out:$e
 	cat_fault ff copy_file_range '^copy_file_range\(3,' 2 $e out:$e

@@ -26,6 +26,20 @@ for opts in -n -b -s -v -E -T -A -e -t -vET -bsE -nT; do
 	'
 done
 
+# Short lines: the output outgrows what it is made from, and the handoff
+# starts in the middle of what one read brought.
+test_expect_success 'setup: 10 MB of short lines' '
+	seq 1 1500000 >"$TRASH/lines"
+'
+for opts in -n -A -bE; do
+	test_both_paths "cat $opts of short lines into a pipe: GNU's output" '
+		$GNU_CAT '$opts' "$TRASH/lines" >expect &&
+		save_status cat '$opts' "$TRASH/lines" | $GNU_CAT >out &&
+		test_status 0 &&
+		test_cmp expect out
+	'
+done
+
 test_expect_success STRACE,ZEROCOPY 'cat -n of 12 MiB into a pipe: vmsplice, the output exact' '
 	$GNU_CAT -n "$TRASH/big" >expect &&
 	strace -qq -o trace -e trace=vmsplice,write cat -n "$TRASH/big" |

@@ -391,6 +391,37 @@ test_close_pair_half(void)
 	close_pair(q);
 }
 
+/* An input described from the status its caller took: the kind and the
+ * file, and nothing that only writing needs, whatever the descriptor's
+ * flags. */
+static void
+test_input_from_stat(void)
+{
+	struct end e;
+	struct stat st;
+	int s[2], fd = xtmpfile();
+
+	if (fstat(fd, &st) == -1)
+		bail_out("fstat: %s", strerror(errno));
+	memset(&e, 0xa5, sizeof e);
+	end_init_input(&e, fd, &st);
+	ok(e.fd == fd && e.kind == K_FILE && e.dev == st.st_dev &&
+	    e.ino == st.st_ino && e.write_end == 0 && e.append == 0 &&
+	    e.size == 0 && e.grown == 0,
+	    "end_init_input: a regular file, its identity, fresh counters");
+	close(fd);
+	xsocketpair(s);
+	if (fstat(s[0], &st) == -1)
+		bail_out("fstat: %s", strerror(errno));
+	end_init_input(&e, s[0], &st);
+	ok(e.kind == K_SOCKET && e.records == 0,
+	    "end_init_input: a socket, its type not asked");
+	end_init_input(&e, s[0], NULL);
+	ok(e.kind == K_OTHER && e.fd == s[0],
+	    "end_init_input: no status (fstat failed): K_OTHER");
+	close_pair(s);
+}
+
 int
 main(void)
 {
@@ -406,6 +437,7 @@ main(void)
 	test_pipe_ends();
 	test_file_modes();
 	test_append_later();
+	test_input_from_stat();
 	test_zerocopy_allowed();
 	test_refusals();
 	test_private();

@@ -661,7 +661,7 @@ test_via_held_after_failure(void)
 		if (link_step(&l, STEP) != -1 || errno != ENOSPC)
 			_exit(1);
 		end_init(&i, b);
-		link_retarget(&l, &i);
+		link_retarget(&l, &i, 0);
 		l.path = l.fast;
 		signal(SIGALRM, SIG_DFL);	/* not the watchdog's */
 		alarm(30);
@@ -1026,7 +1026,7 @@ test_retarget(void)
 	via[1] = l.via[1];
 
 	end_init(&i2, in2);
-	link_retarget(&l, &i2);
+	link_retarget(&l, &i2, 0);
 	/* Were the private pipe closed here, this would take its number
 	 * and a new one would show. */
 	taken = xtmpfile();
@@ -1037,7 +1037,7 @@ test_retarget(void)
 
 	in3 = feeder(data + len1 + len2, len3, ZC_AFTER, 65536, 0, 0, &fpid);
 	end_init(&i3, in3);
-	link_retarget(&l, &i3);
+	link_retarget(&l, &i3, 0);
 	fresh &= l.path == PATH_RW && l.fast == FAST(PATH_SPLICE);
 	m3 = run(&l, &used3);
 	same_via &= l.via[0] == via[0] && l.via[1] == via[1];
@@ -1064,6 +1064,52 @@ test_retarget(void)
 	close(in2);
 	close(keep);
 	close(taken);
+	free(data);
+}
+
+/*
+ * A regular input's size, given to link_retarget: a short read that
+ * brings all of it is the end, with no read more (bytes added after it
+ * are not read); short of the size (a /sys file says more than it
+ * holds), the read of 0 is waited for, and what comes meanwhile is
+ * read.
+ */
+static void
+test_size_ends(void)
+{
+	char *data = pattern(0, 3000);
+	struct end i, o;
+	struct link l;
+	ssize_t n1, n2, n3, m1, m2, m3;
+	int in = xtmpfile_with(data, 2000), out = xtmpfile();
+
+	zerocopy_env(NULL);
+	end_init(&i, in);
+	end_init(&o, out);
+	link_init(&l, &i, &o);
+	link_retarget(&l, &i, 2000);
+	n1 = link_step(&l, STEP);
+	if (pwrite(in, data + 2000, 1000, 2000) != 1000)
+		bail_out("pwrite: %s", strerror(errno));
+	n2 = link_step(&l, STEP);
+	n3 = link_step(&l, STEP);
+	ok(n1 == 2000 && n2 == 0 && n3 == 0 && l.ended,
+	    "link_retarget with the size: a short read of all of it ends "
+	    "the input, no read more");
+
+	if (lseek(in, 0, SEEK_SET) != 0 || ftruncate(in, 2000) == -1)
+		bail_out("rewind: %s", strerror(errno));
+	link_retarget(&l, &i, 4096);
+	m1 = link_step(&l, STEP);
+	if (pwrite(in, data + 2000, 1000, 2000) != 1000)
+		bail_out("pwrite: %s", strerror(errno));
+	m2 = link_step(&l, STEP);
+	m3 = link_step(&l, STEP);
+	ok(m1 == 2000 && m2 == 1000 && m3 == 0,
+	    "link_retarget with a size above what is there: read until 0");
+	link_free(&l);
+	close(in);
+	close(out);
 	free(data);
 }
 
@@ -1255,6 +1301,7 @@ main(void)
 	test_put_file();
 	test_put_errors();
 	test_retarget();
+	test_size_ends();
 #ifndef SLUICE_PORTABLE
 	test_xfer_dup();
 	test_xfer_move();

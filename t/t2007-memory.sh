@@ -1,0 +1,87 @@
+#!/bin/sh
+# Memory under an address-space limit (ulimit -v): cat and tee work
+# wherever GNU 9.1's do, and where memory runs out they say GNU's
+# "memory exhausted", status 1, not an I/O error.  The limits are not
+# fixed (they differ with each build and C library): each case finds by
+# bisection the least GNU's command needs here, and runs ours at that
+# and a margin of 64 KiB (the binaries' own sizes differ by some KiB).
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-proc.sh"
+
+test_expect_success 'setup: 100,000 numbered lines' '
+	seq 1 100000 >"$TRASH/f"
+'
+
+# mem_min CMD...: print the least ulimit -v (KiB, to 8 KiB) under which
+# CMD, stdin f and stdout out, exits 0, between 1 and 64 MiB.
+mem_min() {
+	mm_lo=1024 mm_hi=65536
+	while [ $((mm_hi - mm_lo)) -gt 8 ]; do
+		mm_mid=$(((mm_lo + mm_hi) / 2))
+		if with_ulimit -v $mm_mid "$@" <"$TRASH/f" >out 2>/dev/null; then
+			mm_hi=$mm_mid
+		else
+			mm_lo=$mm_mid
+		fi
+	done
+	echo $mm_hi
+}
+
+# mem_as_gnu GNU CMD...: CMD (ours, by name) works under the least
+# limit GNU's /usr/bin/GNU with the same operands needs, and a margin,
+# and writes what GNU's writes.
+mem_as_gnu() {
+	gnu=$1
+	shift
+	lim=$(mem_min "/usr/bin/$gnu" "$@") &&
+	echo "/usr/bin/$gnu $* needs $lim KiB" &&
+	/usr/bin/$gnu "$@" <"$TRASH/f" >expect &&
+	with_ulimit -v $((lim + 64)) $gnu "$@" <"$TRASH/f" >actual &&
+	cmp expect actual
+}
+
+# UTF8: the C.UTF-8 locale is there.  Its files, which glibc maps at
+# start-up, take what a tight limit leaves to the command.
+test_lazy_prereq UTF8 '
+	locale -a | grep -qix "c\.utf-\?8"
+'
+
+for loc in C C.UTF-8; do
+	p=
+	[ $loc = C ] || p=UTF8
+	test_both_paths $p "LC_ALL=$loc: cat FILE into a file works where GNU 9.1 does" '
+		LC_ALL='$loc' && mem_as_gnu cat "$TRASH/f"
+	'
+	test_both_paths $p "LC_ALL=$loc: cat from standard input works where GNU 9.1 does" '
+		LC_ALL='$loc' && mem_as_gnu cat
+	'
+	test_both_paths $p "LC_ALL=$loc: cat -n FILE works where GNU 9.1 does" '
+		LC_ALL='$loc' && mem_as_gnu cat -n "$TRASH/f"
+	'
+	test_both_paths $p "LC_ALL=$loc: cat -A FILE works where GNU 9.1 does" '
+		LC_ALL='$loc' && mem_as_gnu cat -A "$TRASH/f"
+	'
+	test_both_paths $p "LC_ALL=$loc: tee FILE works where GNU 9.1 does" '
+		LC_ALL='$loc' && mem_as_gnu tee o1 &&
+		cmp "$TRASH/f" o1
+	'
+done
+
+# mem_exhausted CMD...: just under the least limit CMD needs, it says
+# "CMD: memory exhausted" and exits 1.
+mem_exhausted() {
+	lim=$(mem_min "$@") &&
+	save_status with_ulimit -v $((lim - 8)) "$@" <"$TRASH/f" >out 2>err &&
+	echo "$1: memory exhausted" >expect &&
+	test_cmp expect err &&
+	test_status 1
+}
+
+test_both_paths 'cat -n short of memory: memory exhausted' '
+	mem_exhausted cat -n "$TRASH/f"
+'
+test_both_paths 'tee short of memory: memory exhausted' '
+	mem_exhausted tee o1
+'
+
+test_done
