@@ -303,40 +303,37 @@ def _child(s, prog, d, child):
 		os._exit(127)
 
 
-class _Deadline(Exception):
-	pass
-
-
-def _alarm(signum, frame):
-	raise _Deadline()
-
-
 def _loop(pid, feeder, readers, deadline):
-	"""Serve FEEDER and READERS until PID ends; return its status.  An
-	alarm at DEADLINE ends even a read(2) that blocks in spite of
-	O_NONBLOCK (a pipe's lock held by a splice(2) that waits for its
-	input)."""
-	old = signal.signal(signal.SIGALRM, _alarm)
-	signal.setitimer(signal.ITIMER_REAL, max(0.001, deadline - time.monotonic()))
+	"""Serve FEEDER and READERS until PID ends; return its status.  A
+	watchdog process kills PID at DEADLINE: this loop's own read(2) may
+	block in spite of O_NONBLOCK, and no signal ends it (a pipe's lock
+	held by a splice(2) that waits for its input), only the end of PID."""
+	dog = os.fork()
+	if dog == 0:
+		os.closerange(0, 4096)
+		time.sleep(max(0, deadline - time.monotonic()))
+		try:
+			os.kill(pid, signal.SIGKILL)
+		finally:
+			os._exit(0)
 	try:
-		return _serve(pid, feeder, readers, deadline)
-	except _Deadline:
-		os.kill(pid, signal.SIGKILL)
-		os.waitpid(pid, 0)
-		return ('hang',)
+		_serve(pid, feeder, readers)
 	finally:
-		signal.setitimer(signal.ITIMER_REAL, 0)
-		signal.signal(signal.SIGALRM, old)
+		os.kill(dog, signal.SIGKILL)
+		os.waitpid(dog, 0)
+	# Reaped only now: the watchdog cannot hit a reused pid.
+	status = _status(os.waitpid(pid, 0)[1])
+	if status == ('signal', signal.SIGKILL) and time.monotonic() >= deadline:
+		return ('hang',)
+	return status
 
 
-def _serve(pid, feeder, readers, deadline):
+def _serve(pid, feeder, readers):
+	"""Serve FEEDER and READERS until PID has ended (not reaped)."""
 	active = [x for x in [feeder] + readers if x is not None]
 	while True:
-		got, st = os.waitpid(pid, os.WNOHANG)
-		if got:
-			return _status(st)
-		if time.monotonic() > deadline:
-			raise _Deadline()
+		if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+			return
 		p = select.poll()
 		for x in active:
 			p.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)

@@ -127,7 +127,7 @@ def explore(a, bindir, root, out=sys.stdout):
 	seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), 'big')
 	print('sluice-diff: seed %d, %s against %s, %s' % (seed, bindir, a.ref,
 		'%d scenarios' % a.count if a.count else '%g s' % a.seconds), file=out, flush=True)
-	counts = {'ok': 0, 'divergence': 0, 'known': 0, 'allowed': 0, 'gnu-hang': 0}
+	counts = {'ok': 0, 'divergence': 0, 'known': 0, 'allowed': 0, 'gnu-hang': 0, 'error': 0}
 	start = time.monotonic()
 	index = a.start
 	n = 0
@@ -137,7 +137,11 @@ def explore(a, bindir, root, out=sys.stdout):
 		if a.only and s['cmd'] != a.only:
 			continue
 		n += 1
-		outcome, problems = check(s, bindir, a.ref, root, a.timeout)
+		try:
+			outcome, problems = check(s, bindir, a.ref, root, a.timeout)
+		except OSError as e:
+			# The machine's, not the program's: a full disk, no fds.
+			outcome, problems = 'error', ['the test itself failed: %s' % e]
 		counts[outcome] += 1
 		if outcome != 'ok':
 			print('%s seed=%d index=%d: %s' % (outcome.upper(), seed, s['index'],
@@ -147,10 +151,10 @@ def explore(a, bindir, root, out=sys.stdout):
 			print('    replay: t/diff/run.py --replay %d:%d --bin %s' % (seed, s['index'], a.bin),
 				file=out, flush=True)
 	print('sluice-diff: seed %d: %d scenarios in %.0f s: %d divergences, %d known, '
-		'%d allowed, %d where GNU hung' % (seed, n, time.monotonic() - start,
-		counts['divergence'], counts['known'], counts['allowed'], counts['gnu-hang']),
-		file=out, flush=True)
-	return 1 if counts['divergence'] or counts['gnu-hang'] else 0
+		'%d allowed, %d where GNU hung, %d errors' % (seed, n, time.monotonic() - start,
+		counts['divergence'], counts['known'], counts['allowed'], counts['gnu-hang'],
+		counts['error']), file=out, flush=True)
+	return 1 if counts['divergence'] or counts['gnu-hang'] or counts['error'] else 0
 
 
 if __name__ == '__main__':
