@@ -104,8 +104,12 @@ def _racy(s, gnu, test, refs, data_in):
 		if line not in lines:
 			p.append('stderr line %r, GNU prints only %r' % (line, sorted(lines)))
 	full = refs['full']
+	for name in sorted(set(gnu.files) - set(test.files)):
+		p.append('%s: absent, GNU %d bytes' % (name, len(gnu.files[name])))
 	for name in sorted(set(test.streams) | set(test.files)):
 		t = _get(test, name)
+		if t in (_get(gnu, name), _get(full, name)):
+			continue
 		if s['cmd'] == 'tee' and _is_tee_output(s, name):
 			exp = _expected(s, name, data_in)
 		elif name == 'stdout':
