@@ -4,11 +4,13 @@ The reproducer makes the scenario's directory with `run.py --files`,
 then runs the command line with standard tools (prlimit, env, head,
 python3 for O_NONBLOCK and lseek) once with GNU and once with the
 programs under test, each in a directory of its own, and compares the
-two with diff -r.  What the shell cannot say exactly (a pipe fed in
-chunks with pauses, a reader's drain sizes, a socket) becomes a plain
-pipe, named in a comment: `run.py --replay` reruns the exact scenario.
+two with diff -rq; sockets are made by sockrun.py.  What the shell cannot
+say exactly (a pipe fed in chunks with pauses, a reader's drain sizes)
+becomes a plain pipe, named in a comment: `run.py --replay` reruns the
+exact scenario.
 """
 
+import os
 import shlex
 
 import verdict
@@ -26,7 +28,8 @@ def summary(s):
 def shell(s, bindir, ref, tool):
 	"""The bash script that reproduces S; TOOL: the path of run.py."""
 	notes = []
-	pre, cmd, post, where = _stdin(s, notes), _command(s), _stdout(s, notes), 0
+	sockrun = os.path.join(os.path.dirname(tool), 'sockrun.py')
+	pre, cmd, post = _stdin(s, notes), _command(s, sockrun), _stdout(s, notes)
 	where = 1 if pre else 0
 	line = ' | '.join(x for x in (pre, cmd + post[0], post[1]) if x)
 	lines = ['#!/bin/bash',
@@ -41,20 +44,18 @@ def shell(s, bindir, ref, tool):
 		lines.append('	mkfifo stdin.fifo && { cat stdin.data >stdin.fifo & }')
 	lines += ['	' + line,
 		'	echo "status ${PIPESTATUS[%d]}" >status	# 128+N: killed by signal N' % where,
-		'	rm -f stdin.data',
+		'	rm -f stdin.data stdin.fifo',
 		'}',
 		'top=$(mktemp -d) && cd "$top" || exit 1',
 		'(one gnu %s); (one test %s)' % (shlex.quote(ref), shlex.quote(bindir)),
-		'diff -r gnu test && echo "the same"; echo "in $top"']
+		'diff -rq gnu test && echo "the same"; cat gnu/status test/status; echo "in $top"']
 	return '\n'.join(lines)
 
 
 def _stdin(s, notes):
 	"""What goes before the command in the pipeline."""
 	i = s['stdin']
-	if i['kind'] in ('pipe', 'socket'):
-		if i['kind'] == 'socket':
-			notes.append('stdin is a unix stream socket: here a pipe')
+	if i['kind'] == 'pipe':
 		if i.get('pauses') or i['kind'] == 'pipe':
 			notes.append('stdin is fed in random chunks with pauses: here by cat')
 		if i.get('small'):
@@ -63,9 +64,9 @@ def _stdin(s, notes):
 	return ''
 
 
-def _command(s):
+def _command(s, sockrun):
 	"""The command with its limits, signals and redirections of stdin,
-	stderr and (for a non-pipe stdout) stdout."""
+	stderr and (for a non-pipe stdout) stdout; in SOCKRUN for sockets."""
 	words = []
 	if s['fsize'] is not None:
 		words.append('prlimit --fsize=%d:%d' % (s['fsize'], s['fsize']))
@@ -82,6 +83,14 @@ def _command(s):
 		inner = ("python3 -c 'import os; os.lseek(0, %d, 0)' && exec %s" % (i['offset'], inner))
 	if inner.startswith('python3'):
 		inner = 'bash -c %s _ "$1" "$2"' % shlex.quote(inner)
+	sock = []
+	if i['kind'] == 'socket':
+		sock.append('--stdin stdin.data')
+	if o['kind'] in verdict.SOCKETS:
+		sock.append('--stdout %s:%d:%d:stdout.got' % (o['kind'], o.get('bufsize', 1 << 20),
+			o['k'] if o['drain'] == 'close' else 0))
+	if sock:
+		inner = 'python3 %s %s -- %s' % (shlex.quote(sockrun), ' '.join(sock), inner)
 	redir += {'file': ' >out', 'append': ' >>out', 'null': ' >/dev/null',
 		'full': ' >/dev/full', 'closed': ' >&-'}.get(o['kind'], '')
 	redir += ' 2>err' if s['stderr'] == 'pipe' else ' 2>&-'
@@ -92,14 +101,11 @@ def _stdout(s, notes):
 	"""(what follows the command's redirections, the reader after it)."""
 	o = s['stdout']
 	k = o['kind']
-	if k not in ('pipe', 'stream', 'seqpacket', 'dgram', 'broken'):
+	if k not in ('pipe', 'broken'):
 		return ('', '')
 	if k == 'broken':
 		notes.append('stdout is a pipe whose reader is gone before the start: here one that exits at once')
 		return ('', 'true')
-	if k != 'pipe':
-		notes.append('stdout is a unix %s socket read %d bytes a call: here a pipe' % (
-			k, o.get('bufsize', 1 << 20)))
 	if o.get('small'):
 		notes.append('the stdout pipe is shrunk to 4 KiB: not here')
 	if o['drain'] == 'close':
