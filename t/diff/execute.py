@@ -108,9 +108,12 @@ class _Reader:
 		"""The program has ended: take what is left, unless closed."""
 		if self.fd is None:
 			return
-		while True:
+		while self.drain != 'close' or len(self.got) < self.k:
+			n = self.bufsize if self.record else 1 << 20
+			if self.drain == 'close' and not self.record:
+				n = self.k - len(self.got)
 			try:
-				b = os.read(self.fd, self.bufsize if self.record else 1 << 20)
+				b = os.read(self.fd, n)
 			except BlockingIOError:
 				break
 			except ConnectionResetError:
@@ -120,8 +123,6 @@ class _Reader:
 			if not b:
 				break
 			self.got += b
-			if self.drain == 'close' and len(self.got) >= self.k:
-				break
 		self.close()
 
 	def close(self):
