@@ -23,8 +23,13 @@ import collections
 
 import data
 
-EAGAIN_LINES = [': write error: Resource temporarily unavailable',
-	': standard output: Resource temporarily unavailable']
+# How each command words an error writing stdout (GNU 9.1).
+STDOUT_ERROR = {'cat': ['cat: write error: %s'], 'yes': ['yes: standard output: %s'],
+	'tee': ["tee: 'standard output': %s", 'tee: standard output: %s']}
+
+
+def _stdout_errors(cmd, error):
+	return {(x % error).encode() for x in STDOUT_ERROR[cmd]}
 
 
 SOCKETS = ('stream', 'seqpacket', 'dgram')
@@ -93,11 +98,12 @@ def _racy(s, gnu, test, refs, data_in):
 		lines |= set(r.stderr.splitlines())
 	if s['stdout'].get('nonblock'):
 		statuses.add(('exit', 1))
-		lines |= {(s['cmd'] + e).encode() for e in EAGAIN_LINES}
+		lines |= _stdout_errors(s['cmd'], 'Resource temporarily unavailable')
 	if s['stdout']['kind'] in SOCKETS and s['stdout'].get('drain') == 'close':
+		# A reader that leaves unread bytes behind: ECONNRESET, not EPIPE.
 		statuses |= {('exit', 1), ('signal', 13)}
 		lines |= {x.replace(b'Broken pipe', b'Connection reset by peer') for x in lines}
-		lines |= {x.replace(b'Connection reset by peer', b'Broken pipe') for x in lines}
+		lines |= _stdout_errors(s['cmd'], 'Connection reset by peer')
 	if test.status not in statuses:
 		p.append('status %s, GNU gives %s' % (test.status, sorted(statuses)))
 	for line in test.stderr.splitlines():
