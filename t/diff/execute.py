@@ -173,25 +173,35 @@ class _Feeder:
 					pass
 			else:
 				self.sock.shutdown(socket.SHUT_WR)
+				self.sock.close()
 			os.close(self.fd)
 			self.fd = None
 		return False
 
 
 def _sockpair(kind):
+	"""A connected unix socket pair of KIND, as two descriptors."""
 	t = {'socket': socket.SOCK_STREAM, 'stream': socket.SOCK_STREAM,
 		'seqpacket': socket.SOCK_SEQPACKET, 'dgram': socket.SOCK_DGRAM}[kind]
 	a, b = socket.socketpair(socket.AF_UNIX, t)
 	return a.detach(), b.detach()
 
 
+def _pipe(small):
+	"""A pipe; shrunk to 4 KiB (the kernel's least, one page) if SMALL."""
+	r, w = os.pipe()
+	if small:
+		fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+	return r, w
+
+
 def _setup_stdin(s, d, child, parent):
+	"""Open the child's stdin of S (in directory D) as CHILD[0]; a fed
+	kind gets its feeder in PARENT['feeder']."""
 	i = s['stdin']
 	k = i['kind']
 	if k == 'pipe':
-		r, w = os.pipe()
-		if i.get('small'):
-			fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+		r, w = _pipe(i.get('small'))
 		child[0] = r
 		parent['feeder'] = _Feeder(w, i)
 	elif k == 'fifo':
@@ -216,12 +226,12 @@ def _setup_stdin(s, d, child, parent):
 
 
 def _setup_stdout(s, d, child, readers):
+	"""Open the child's stdout of S (in directory D) as CHILD[1]; a kind
+	with a reader adds it to READERS."""
 	o = s['stdout']
 	k = o['kind']
 	if k == 'pipe':
-		r, w = os.pipe()
-		if o.get('small'):
-			fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+		r, w = _pipe(o.get('small'))
 		child[1] = w
 		readers.append(_Reader('stdout', r, o))
 	elif k == 'broken':
