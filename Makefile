@@ -262,6 +262,18 @@ lint:
 soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
 
+# The differential scenario test against GNU (t/README): its self-test,
+# then DIFF_SECONDS of random scenarios from DIFF_SEED (when empty, a new
+# seed each run, printed) with the commands in SLUICE_BIN or $(BUILD).
+DIFF_SECONDS = 60
+DIFF_SEED =
+check-diff: bin check-diff-self
+	t/diff/run.py --seconds $(DIFF_SECONDS) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
+		--bin $(or $(SLUICE_BIN),$(BUILD))
+
+check-diff-self:
+	t/diff/run.py --self-test
+
 clean:
 	rm -rf build build-san build-portable build-static build-clang build-fuzz \
 		build-nonls
@@ -269,4 +281,5 @@ clean:
 .PHONY: all bin libs sluice unit check check-san check-host check-multi \
 	static check-static check-clang check-nonls check-deb bench bench-bin \
 	install install-bin install-bin-multi install-lib uninstall \
-	check-install check-example fuzz check-valgrind lint soak clean
+	check-install check-example fuzz check-valgrind lint soak check-diff \
+	check-diff-self clean

@@ -1,0 +1,60 @@
+"""The bytes of a data spec: {'style': STYLE, 'size': N, 'seed': S}.
+
+The same spec always gives the same bytes, so a scenario names its data
+by spec and both runs, and a replay, make it again.  Text styles are made
+as one block of at most 64 KiB and tiled: long inputs still cross every
+buffer boundary with lines of every shape, at C speed.
+"""
+
+import random
+
+STYLES = ('binary', 'text', 'tabs', 'crlf', 'cr', 'blank', 'high', 'nul',
+	'longline', 'mixed')
+
+BLOCK = 1 << 16
+
+
+def make(spec):
+	"""Return the bytes SPEC describes."""
+	size, style = spec['size'], spec['style']
+	rng = random.Random('data:%s' % spec['seed'])
+	if style == 'binary':
+		return rng.randbytes(size)
+	block = _block(rng, style, min(size, BLOCK))
+	if not block:
+		return b''
+	n, rest = divmod(size, len(block))
+	return block * n + block[:rest]
+
+
+def _block(rng, style, size):
+	"""A block of SIZE bytes of STYLE, built from lines."""
+	out = bytearray()
+	while len(out) < size:
+		out += _line(rng, style)
+	return bytes(out[:size])
+
+
+def _line(rng, style):
+	"""One line (or run of lines) of STYLE, with its end."""
+	if style == 'mixed':
+		style = rng.choice(STYLES[1:-1])
+	word = bytes(rng.choice(b'abcdefghij klm') for _ in range(rng.randint(0, 40)))
+	if style == 'text':
+		return word + b'\n'
+	if style == 'tabs':
+		return word.replace(b' ', b'\t') + rng.choice([b'\t\n', b'\n', b'\t\t'])
+	if style == 'crlf':
+		return word + rng.choice([b'\r\n', b'\r\n', b'\r', b'\n'])
+	if style == 'cr':
+		return word + b'\r'
+	if style == 'blank':
+		return word + b'\n' * rng.choice([1, 1, 2, 3, 5, 20])
+	if style == 'high':
+		return bytes(rng.choice([rng.randint(128, 255), rng.randint(0, 31), 127, 32])
+			for _ in range(rng.randint(0, 30))) + b'\n'
+	if style == 'nul':
+		return word.replace(b' ', b'\0') + rng.choice([b'\0', b'\n', b'\0\n'])
+	if style == 'longline':
+		return word * 50
+	raise ValueError(style)

@@ -1,0 +1,374 @@
+"""Run one scenario with one program in a fresh directory; collect what
+it left: its status (or death signal), its stderr, what every reader got
+(stdout, a FIFO operand) and every regular file of its directory.
+
+One process, no threads: the feeder of stdin and the readers of the
+outputs are served by one poll loop, so fork() is safe.  Every run ends
+by its deadline: a program still running then is killed and its result
+is a hang.
+"""
+
+import errno
+import fcntl
+import os
+import random
+import resource
+import select
+import signal
+import socket
+import time
+
+import data
+
+PIPE_DEFAULT = 65536
+
+
+class Result:
+	def __init__(self):
+		self.status = None	# ('exit', N), ('signal', N) or ('hang',)
+		self.stderr = b''
+		self.streams = {}	# reader name -> bytes it got
+		self.files = {}		# path in the directory -> bytes
+		self.stdin_pipe_size = None
+
+	def __repr__(self):
+		return 'status=%s stderr=%r' % (self.status, self.stderr[:400])
+
+
+def materialise(s, d):
+	"""Make the files of scenario S in the empty directory D."""
+	for name, kind, spec in s['files']:
+		p = os.path.join(d, name)
+		if kind == 'dir':
+			os.mkdir(p)
+		elif kind == 'fifo':
+			os.mkfifo(p)
+		else:
+			_write(p, data.make(spec) if spec else b'')
+	i = s['stdin']
+	if i['kind'] == 'file':
+		_write(os.path.join(d, 'stdin'), b'#' * i['offset'] + data.make(i['data']))
+	elif i['kind'] == 'empty':
+		_write(os.path.join(d, 'stdin'), b'')
+	o = s['stdout']
+	if o['kind'] == 'file':
+		_write(os.path.join(d, 'out'), b'')
+	elif o['kind'] == 'append':
+		_write(os.path.join(d, 'out'), data.make(o['prefill']))
+
+
+def _write(path, b):
+	with open(path, 'wb') as f:
+		f.write(b)
+
+
+class _Reader:
+	"""The parent's end of an output: drains by plan, keeps what it got."""
+	def __init__(self, name, fd, plan, record=False):
+		self.name, self.fd, self.record = name, fd, record
+		self.got = bytearray()
+		self.drain = plan.get('drain', 'all')
+		self.k = plan.get('k', 0)
+		self.bufsize = plan.get('bufsize', 1 << 20)
+		self.rng = random.Random('drain:%s' % plan.get('drain_seed', 0))
+		self.wake = 0.0
+		os.set_blocking(fd, False)
+
+	def step(self, now):
+		"""One read if due; False once this reader is done."""
+		if now < self.wake:
+			return True
+		n = self.bufsize if self.record else {'all': 1 << 20,
+			'random': self.rng.randint(1, 70000), 'slow': 4096,
+			'close': 1 << 20}[self.drain]
+		if self.drain == 'close' and not self.record:
+			n = min(n, self.k - len(self.got))
+		if self.drain == 'close' and len(self.got) >= self.k:
+			return self.close()
+		try:
+			b = os.read(self.fd, n)
+		except BlockingIOError:
+			return True
+		except ConnectionResetError:
+			# A datagram socket reports its peer's end once, then
+			# still gives what was queued.
+			if self.record:
+				return True
+			b = b''
+		if not b:
+			return self.close()
+		self.got += b
+		if self.drain == 'slow' and self.rng.random() < 0.1:
+			self.wake = now + 0.001 * self.rng.randint(1, 5)
+		if self.drain == 'close' and len(self.got) >= self.k:
+			return self.close()
+		return True
+
+	def finish(self):
+		"""The program has ended: take what is left, unless closed."""
+		if self.fd is None:
+			return
+		while self.drain != 'close' or len(self.got) < self.k:
+			n = self.bufsize if self.record else 1 << 20
+			if self.drain == 'close' and not self.record:
+				n = self.k - len(self.got)
+			try:
+				b = os.read(self.fd, n)
+			except BlockingIOError:
+				break
+			except ConnectionResetError:
+				if self.record:
+					continue
+				break
+			if not b:
+				break
+			self.got += b
+		self.close()
+
+	def close(self):
+		if self.fd is not None:
+			os.close(self.fd)
+			self.fd = None
+		return False
+
+
+class _Feeder:
+	"""The parent's end of stdin: writes the data in random chunks, with
+	a few pauses, then closes (a socket is shut down for writing)."""
+	def __init__(self, fd, spec, sock=None):
+		self.fd, self.sock = fd, sock
+		self.data = memoryview(data.make(spec['data']))
+		self.pos = 0
+		self.rng = random.Random('feed:%s' % spec['feed_seed'])
+		n = len(self.data)
+		self.pauses = sorted(self.rng.randint(0, n) for _ in range(spec['pauses']))
+		self.wake = 0.0
+		self.pipe_size = None
+		os.set_blocking(fd, False)
+
+	def step(self, now):
+		if now < self.wake:
+			return True
+		if self.pauses and self.pos >= self.pauses[0]:
+			self.pauses.pop(0)
+			self.wake = now + 0.001 * self.rng.randint(1, 30)
+			return True
+		if self.pos >= len(self.data):
+			return self.close()
+		n = self.rng.choice([1, 100, 4096, 65536, self.rng.randint(1, 300000)])
+		try:
+			self.pos += os.write(self.fd, self.data[self.pos:self.pos + n])
+		except BlockingIOError:
+			pass
+		except (BrokenPipeError, ConnectionResetError):
+			return self.close()
+		return True
+
+	def close(self):
+		if self.fd is not None:
+			if self.sock is None:
+				try:
+					self.pipe_size = fcntl.fcntl(self.fd, fcntl.F_GETPIPE_SZ)
+				except OSError:
+					pass
+			else:
+				self.sock.shutdown(socket.SHUT_WR)
+				self.sock.close()
+			os.close(self.fd)
+			self.fd = None
+		return False
+
+
+def _sockpair(kind):
+	"""A connected unix socket pair of KIND, as two descriptors."""
+	t = {'socket': socket.SOCK_STREAM, 'stream': socket.SOCK_STREAM,
+		'seqpacket': socket.SOCK_SEQPACKET, 'dgram': socket.SOCK_DGRAM}[kind]
+	a, b = socket.socketpair(socket.AF_UNIX, t)
+	return a.detach(), b.detach()
+
+
+def _pipe(small):
+	"""A pipe; shrunk to 4 KiB (the kernel's least, one page) if SMALL."""
+	r, w = os.pipe()
+	if small:
+		fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+	return r, w
+
+
+def _setup_stdin(s, d, child, parent):
+	"""Open the child's stdin of S (in directory D) as CHILD[0]; a fed
+	kind gets its feeder in PARENT['feeder']."""
+	i = s['stdin']
+	k = i['kind']
+	if k == 'pipe':
+		r, w = _pipe(i.get('small'))
+		child[0] = r
+		parent['feeder'] = _Feeder(w, i)
+	elif k == 'fifo':
+		p = os.path.join(d, 'stdin.fifo')
+		os.mkfifo(p)
+		r = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+		w = os.open(p, os.O_WRONLY)
+		os.set_blocking(r, True)
+		os.unlink(p)
+		child[0] = r
+		parent['feeder'] = _Feeder(w, i)
+	elif k == 'socket':
+		a, b = _sockpair(k)
+		child[0] = a
+		parent['feeder'] = _Feeder(b, i, socket.socket(fileno=os.dup(b)))
+	elif k in ('file', 'empty'):
+		fd = os.open(os.path.join(d, 'stdin'), os.O_RDONLY)
+		os.lseek(fd, i.get('offset', 0), os.SEEK_SET)
+		child[0] = fd
+	elif k == 'null':
+		child[0] = os.open('/dev/null', os.O_RDONLY)
+
+
+def _setup_stdout(s, d, child, readers):
+	"""Open the child's stdout of S (in directory D) as CHILD[1]; a kind
+	with a reader adds it to READERS."""
+	o = s['stdout']
+	k = o['kind']
+	if k == 'pipe':
+		r, w = _pipe(o.get('small'))
+		child[1] = w
+		readers.append(_Reader('stdout', r, o))
+	elif k == 'broken':
+		r, w = os.pipe()
+		os.close(r)
+		child[1] = w
+	elif k in ('stream', 'seqpacket', 'dgram'):
+		a, b = _sockpair(k)
+		child[1] = a
+		readers.append(_Reader('stdout', b, o, record=k != 'stream'))
+	elif k == 'file':
+		child[1] = os.open(os.path.join(d, 'out'), os.O_WRONLY)
+	elif k == 'append':
+		child[1] = os.open(os.path.join(d, 'out'), os.O_WRONLY | os.O_APPEND)
+	elif k in ('null', 'full'):
+		child[1] = os.open('/dev/' + k, os.O_WRONLY)
+	if o.get('nonblock') and child[1] is not None:
+		os.set_blocking(child[1], False)
+
+
+def run(s, prog, d, timeout):
+	"""Run scenario S with the program at path PROG in directory D (made
+	by materialise); return its Result.  Ends within TIMEOUT seconds."""
+	child = {0: None, 1: None, 2: None}
+	parent = {'feeder': None}
+	readers = []
+	_setup_stdin(s, d, child, parent)
+	_setup_stdout(s, d, child, readers)
+	if s['stderr'] == 'pipe':
+		r, w = os.pipe()
+		child[2] = w
+		readers.append(_Reader('stderr', r, {}))
+	for name, kind, _ in s['files']:
+		if kind == 'fifo':
+			fd = os.open(os.path.join(d, name), os.O_RDONLY | os.O_NONBLOCK)
+			readers.append(_Reader(name, fd, {}))
+	pid = os.fork()
+	if pid == 0:
+		_child(s, prog, d, child)
+	for fd in child.values():
+		if fd is not None:
+			os.close(fd)
+	res = Result()
+	res.status = _loop(pid, parent['feeder'], readers, time.monotonic() + timeout)
+	for r in readers:
+		r.finish()
+		if r.name == 'stderr':
+			res.stderr = bytes(r.got)
+		else:
+			res.streams[r.name] = bytes(r.got)
+	f = parent['feeder']
+	if f is not None:
+		f.close()
+		res.stdin_pipe_size = f.pipe_size
+	res.files = _files(d)
+	return res
+
+
+def _child(s, prog, d, child):
+	"""In the child: descriptors, signals, limits, then exec PROG."""
+	try:
+		os.chdir(d)
+		for fd in (0, 1, 2):
+			if child[fd] is not None:
+				os.dup2(child[fd], fd)
+		for fd in (0, 1, 2):
+			if child[fd] is None:
+				try:
+					os.close(fd)
+				except OSError:
+					pass
+		os.closerange(3, 4096)
+		for sig, how in ((signal.SIGPIPE, s['sigpipe']), (signal.SIGXFSZ, s['sigxfsz'])):
+			signal.signal(sig, signal.SIG_DFL if how == 'default' else signal.SIG_IGN)
+		signal.signal(signal.SIGINT, signal.SIG_DFL)
+		if s['fsize'] is not None:
+			resource.setrlimit(resource.RLIMIT_FSIZE, (s['fsize'], s['fsize']))
+		os.execv(prog, [s['cmd']] + s['args'])
+	finally:
+		os._exit(127)
+
+
+def _loop(pid, feeder, readers, deadline):
+	"""Serve FEEDER and READERS until PID ends; return its status.  A
+	watchdog process kills PID at DEADLINE: this loop's own read(2) may
+	block in spite of O_NONBLOCK, and no signal ends it (a pipe's lock
+	held by a splice(2) that waits for its input), only the end of PID."""
+	dog = os.fork()
+	if dog == 0:
+		os.closerange(0, 4096)
+		time.sleep(max(0, deadline - time.monotonic()))
+		try:
+			os.kill(pid, signal.SIGKILL)
+		finally:
+			os._exit(0)
+	try:
+		_serve(pid, feeder, readers)
+	finally:
+		os.kill(dog, signal.SIGKILL)
+		os.waitpid(dog, 0)
+	# Reaped only now: the watchdog cannot hit a reused pid.
+	status = _status(os.waitpid(pid, 0)[1])
+	if status == ('signal', signal.SIGKILL) and time.monotonic() >= deadline:
+		return ('hang',)
+	return status
+
+
+def _serve(pid, feeder, readers):
+	"""Serve FEEDER and READERS until PID has ended (not reaped)."""
+	active = [x for x in [feeder] + readers if x is not None]
+	while True:
+		if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+			return
+		p = select.poll()
+		for x in active:
+			p.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)
+		ready = {fd for fd, _ in p.poll(5)}
+		now = time.monotonic()
+		for x in list(active):
+			if x.fd in ready or (now >= x.wake > 0):
+				if not x.step(now):
+					active.remove(x)
+
+
+def _status(st):
+	if os.WIFSIGNALED(st):
+		return ('signal', os.WTERMSIG(st))
+	return ('exit', os.WEXITSTATUS(st))
+
+
+def _files(d):
+	"""Every regular file under D, by relative path, with its bytes."""
+	out = {}
+	for root, dirs, names in os.walk(d):
+		for n in names:
+			p = os.path.join(root, n)
+			if os.path.isfile(p) and not os.path.islink(p):
+				with open(p, 'rb') as f:
+					out[os.path.relpath(p, d)] = f.read()
+	return out

@@ -1,0 +1,103 @@
+"""The test's test: GNU against GNU finds nothing, and each planted
+defect is found.  The plants are bash wrappers around GNU's programs,
+made in a scratch directory: each misbehaves in one way, and everything
+else they do is GNU's.
+
+A plant is found when one of the first LIMIT scenarios of its command
+(seed SEED) diverges with a problem its signature matches (so a
+wrapper's own artefact does not count); GNU against GNU must report none
+over the first GG scenarios.
+"""
+
+import io
+import os
+import re
+import types
+
+SEED = 1
+LIMIT = 400
+GG = 40
+
+# A wrapper that runs GNU in a subshell dies, after it, of the signal GNU
+# died of, as GNU would have.
+DIE = 'test $st -gt 128 && kill -s $((st - 128)) $$\n'
+
+# name, command, signature (a regular expression a problem matches),
+# body (bash; "$GNU" is GNU's program).
+PLANTS = [
+	('cat that drops the last byte of large inputs', 'cat', r'^out: ', r'''
+(exec -a cat "$GNU" "$@"); st=$?
+out=$(readlink /proc/$$/fd/1)
+if test -f "$out" && test "$(stat -c %s "$out")" -gt 65536; then
+	truncate -s -1 "$out"
+fi
+''' + DIE + 'exit $st\n'),
+	('tee that exits 0 after a write error', 'tee', r"^status \('exit', 0\), GNU \('exit', 1\)", r'''
+(exec -a tee "$GNU" "$@"); st=$?
+test $st = 1 && st=0
+''' + DIE + 'exit $st\n'),
+	('tee that serves its outputs in reverse order', 'tee', r'', r'''
+opts=() files=()
+for a in "$@"; do
+	case $a in -?*) opts+=("$a") ;; *) files=("$a" "${files[@]}") ;; esac
+done
+exec -a tee "$GNU" "${opts[@]}" "${files[@]}"
+'''),
+	('cat that never ends when its input is a socket', 'cat', r'^hang: ', r'''
+test -S /dev/stdin && exec sleep 3600
+exec -a cat "$GNU" "$@"
+'''),
+]
+
+
+def plant(root, n, cmd, body, ref):
+	"""Make the wrapper CMD in a directory of its own; return that."""
+	d = os.path.join(root, 'plant%d' % n)
+	os.makedirs(d, exist_ok=True)
+	p = os.path.join(d, cmd)
+	with open(p, 'w') as f:
+		f.write('#!/bin/bash\nGNU=%s\n%s' % (os.path.join(ref, cmd), body))
+	os.chmod(p, 0o755)
+	return d
+
+
+def main(ref, root):
+	import run
+	ok = True
+	args = types.SimpleNamespace(seed=SEED, start=0, only=None, count=GG,
+		seconds=0, bin=ref, ref=ref, timeout=30)
+	out = io.StringIO()
+	bad = run.explore(args, ref, root, out)
+	print('%s - GNU against GNU, %d scenarios: %s' % ('not ok' if bad else 'ok', GG,
+		out.getvalue().splitlines()[-1]))
+	if bad:
+		print(out.getvalue())
+		ok = False
+	for n, (name, cmd, sign, body) in enumerate(PLANTS):
+		d = plant(root, n, cmd, body, ref)
+		args = types.SimpleNamespace(seed=SEED, start=0, only=cmd, count=LIMIT,
+			seconds=0, bin=d, ref=ref, timeout=10)
+		found = _first(run, args, d, root, sign)
+		print('%s - planted %s: %s' % ('ok' if found else 'not ok', name,
+			found or 'not found in %d scenarios' % LIMIT))
+		ok = ok and bool(found)
+	return 0 if ok else 1
+
+
+def _first(run, args, bindir, root, sign):
+	"""The first scenario of ARGS.only where BINDIR diverges with a
+	problem SIGN matches, as words."""
+	import scenario
+	n = index = 0
+	while n < args.count:
+		s = scenario.draw(args.seed, index)
+		index += 1
+		if s['cmd'] != args.only:
+			continue
+		n += 1
+		outcome, problems = run.check(s, bindir, args.ref, root, args.timeout)
+		hits = [p for p in problems if re.search(sign, p)]
+		if outcome == 'divergence' and hits:
+			return 'seed %d index %d (%s): %s' % (args.seed, s['index'],
+				run.reproducer.summary(s), hits[0][:160])
+	return None

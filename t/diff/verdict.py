@@ -1,0 +1,239 @@
+"""Judge a run of the program under test against GNU's runs of the same
+scenario.
+
+Deterministic scenarios must agree exactly: status (or death signal),
+stderr (program name normalised) and the bytes of every reader and every
+file.  Where GNU's own result hangs on chunk sizes or timing, what GNU
+itself keeps is checked instead:
+- racy scenarios (a reader that leaves after K bytes, a non-blocking
+  stdout): each output a prefix of the full stream, the status one that
+  GNU gives in a variant of the scenario (the reader stays; the reader
+  was gone before the start; EAGAIN), each stderr line one GNU prints in
+  one of them;
+- a tee cut short (killed, or an exit mode): each output a prefix of what
+  it would have had, and empty where GNU's is left empty by an output
+  that fails at its first write (without RLIMIT_FSIZE, which cuts at a
+  size); killed by the signal that killed GNU, its messages those of
+  GNU's run or some of them (or GNU's some of its);
+- `tee -a F F`: F gets each chunk twice, interleaved by chunk: its
+  length, not its bytes.
+Returns a list of problems, empty when the two agree.
+"""
+
+import collections
+
+import data
+
+# How each command words an error writing stdout (GNU 9.1).
+STDOUT_ERROR = {'cat': ['cat: write error: %s'], 'yes': ['yes: standard output: %s'],
+	'tee': ["tee: 'standard output': %s", 'tee: standard output: %s']}
+
+
+def _stdout_errors(cmd, error):
+	return {(x % error).encode() for x in STDOUT_ERROR[cmd]}
+
+
+SOCKETS = ('stream', 'seqpacket', 'dgram')
+
+
+def racy(s):
+	"""Whether GNU's own result of S hangs on timing: a non-blocking
+	stdout; a reader that leaves early, unless yes writes to a pipe (its
+	stream never ends: the reader always leaves first, and a pipe says
+	EPIPE; a socket says ECONNRESET instead if unread bytes are left)."""
+	o = s['stdout']
+	if o.get('nonblock'):
+		return True
+	return o.get('drain') == 'close' and (s['cmd'] != 'yes' or o['kind'] in SOCKETS)
+
+
+def variants(s):
+	"""The deterministic variants of a racy scenario whose GNU results
+	bound what its runs may give: (name, scenario) pairs."""
+	full = dict(s, stdout=dict(s['stdout'], nonblock=False))
+	if s['cmd'] != 'yes':
+		full['stdout']['drain'] = 'all'
+	out = [('full', full)]
+	if s['stdout'].get('drain') == 'close':
+		out.append(('gone', dict(s, stdout={'kind': 'broken', 'nonblock': False})))
+	return out
+
+
+def judge(s, gnu, test, refs, data_in):
+	"""Problems of result TEST against GNU's result GNU of scenario S;
+	REFS: GNU's results of variants(S) by name (racy S only); DATA_IN:
+	the bytes on stdin (what every tee output gets)."""
+	if test.status == ('hang',):
+		return ['hang: still running at the deadline (GNU: %s)' % (gnu.status,)]
+	if racy(s):
+		return _racy(s, gnu, test, refs, data_in)
+	p = []
+	if test.status != gnu.status:
+		p.append('status %s, GNU %s' % (test.status, gnu.status))
+	short = _cut_short(s, gnu) or _cut_short(s, test)
+	if test.stderr != gnu.stderr and not (short and _killed_alike(gnu, test)):
+		p.append('stderr %r, GNU %r' % (test.stderr[:600], gnu.stderr[:600]))
+	for name in sorted(set(gnu.streams) | set(test.streams) | set(gnu.files) | set(test.files)):
+		g, t = _get(gnu, name), _get(test, name)
+		if g == t:
+			continue
+		if g is None or t is None:
+			p.append('%s: %s, GNU %s' % (name, _len(t), _len(g)))
+		elif _appended_twice(s, name):
+			if len(g) != len(t) or collections.Counter(g) != collections.Counter(t):
+				p.append('%s (tee -a twice): %d bytes, GNU %d' % (name, len(t), len(g)))
+		elif short and _is_tee_output(s, name):
+			p += _prefix(name, s, g, t, _expected(s, name, data_in))
+		else:
+			p.append('%s: %s' % (name, _differ(t, g)))
+	p += _pipe_size(s, gnu, test)
+	return p
+
+
+def _racy(s, gnu, test, refs, data_in):
+	p = []
+	outcomes = [gnu] + list(refs.values())
+	statuses = {r.status for r in outcomes}
+	lines = set()
+	for r in outcomes:
+		lines |= set(r.stderr.splitlines())
+	if s['stdout'].get('nonblock'):
+		statuses.add(('exit', 1))
+		lines |= _stdout_errors(s['cmd'], 'Resource temporarily unavailable')
+	if s['stdout']['kind'] in SOCKETS and s['stdout'].get('drain') == 'close':
+		# A reader that leaves unread bytes behind: ECONNRESET, not
+		# EPIPE; a datagram socket's gone peer: ECONNREFUSED.
+		statuses |= {('exit', 1), ('signal', 13)}
+		for e in ('Connection reset by peer', 'Broken pipe', 'Connection refused'):
+			lines |= _stdout_errors(s['cmd'], e)
+	if test.status not in statuses:
+		p.append('status %s, GNU gives %s' % (test.status, sorted(statuses)))
+	for line in test.stderr.splitlines():
+		if line not in lines:
+			p.append('stderr line %r, GNU prints only %r' % (line, sorted(lines)))
+	full = refs['full']
+	for name in sorted(set(gnu.files) - set(test.files)):
+		p.append('%s: absent, GNU %d bytes' % (name, len(gnu.files[name])))
+	for name in sorted(set(test.streams) | set(test.files)):
+		t = _get(test, name)
+		if t in (_get(gnu, name), _get(full, name)):
+			continue
+		if s['cmd'] == 'tee' and _is_tee_output(s, name):
+			exp = _expected(s, name, data_in)
+		elif name == 'stdout':
+			exp = full.streams.get('stdout', b'')
+		else:
+			exp = _get(full, name)
+		if exp is None or _appended_twice(s, name):
+			continue
+		if not exp.startswith(t):
+			p.append('%s: not a prefix of the full stream: %s' % (name, _differ(t, exp)))
+	return p
+
+
+def _get(r, name):
+	if name in r.streams:
+		return r.streams[name]
+	return r.files.get(name)
+
+
+def _len(b):
+	return 'absent' if b is None else '%d bytes' % len(b)
+
+
+def _differ(t, g):
+	"""Where T first differs from G, in words."""
+	n = 0
+	while n < min(len(t), len(g)) and t[n] == g[n]:
+		n += 1
+	if n == len(t) == len(g):
+		return 'equal'
+	return '%d bytes, GNU %d; first difference at byte %d: %r vs GNU %r' % (
+		len(t), len(g), n, t[n:n + 16], g[n:n + 16])
+
+
+def _prefix(name, s, g, t, exp):
+	p = []
+	if not exp.startswith(t):
+		p.append('%s: not a prefix of its stream: %s' % (name, _differ(t, exp)))
+	if not g and t and s['fsize'] is None and '/dev/full' in _outputs(s):
+		p.append('%s: %d bytes where GNU leaves it empty' % (name, len(t)))
+	return p
+
+
+def _killed_alike(gnu, test):
+	"""Both killed by one signal mid-stream (SIGXFSZ at a size, SIGPIPE),
+	the messages of one run all among the other's: how far a tee got
+	before it died hangs on its chunk size."""
+	if gnu.status != test.status or gnu.status[0] != 'signal':
+		return False
+	g, t = set(gnu.stderr.splitlines()), set(test.stderr.splitlines())
+	return g <= t or t <= g
+
+
+def _cut_short(s, r):
+	"""Whether tee stopped before the end of its input."""
+	if s['cmd'] != 'tee' or r.status == ('exit', 0):
+		return False
+	if r.status[0] == 'signal':
+		return True
+	return any(a.startswith('--output-error=exit') for a in s['args'])
+
+
+def _operands(s):
+	"""tee's file operands, as the strings given."""
+	args, out, opts = s['args'], [], True
+	for a in args:
+		if opts and a == '--':
+			opts = False
+		elif opts and a.startswith('-') and a != '-':
+			continue
+		else:
+			out.append(a)
+	return out
+
+
+def _outputs(s):
+	return _operands(s) + (['/dev/full'] if s['stdout']['kind'] == 'full' else [])
+
+
+def _is_tee_output(s, name):
+	return name == 'stdout' or name == 'out' or name in _operands(s)
+
+
+def _appending(s):
+	return any(a in ('-a', '--append') for a in s['args'])
+
+
+def _appended_twice(s, name):
+	return s['cmd'] == 'tee' and _appending(s) and _operands(s).count(name) > 1
+
+
+def _expected(s, name, data_in):
+	"""All that tee output NAME would get: what it kept, then stdin."""
+	if name in ('stdout', 'out') and name not in _operands(s):
+		o = s['stdout']
+		base = b''
+		if o['kind'] == 'append':
+			base = data.make(o['prefill'])
+		return base + data_in
+	base = b''
+	if _appending(s):
+		for n, kind, spec in s['files']:
+			if n == name and spec:
+					base = data.make(spec)
+	return base + data_in
+
+
+def _pipe_size(s, gnu, test):
+	"""GNU never resizes its input pipe; seen once stdin has been fed
+	more than a pipe holds."""
+	i = s['stdin']
+	if i['kind'] != 'pipe' or i['data']['size'] <= 4 * 65536:
+		return []
+	if gnu.stdin_pipe_size is None or test.stdin_pipe_size is None:
+		return []
+	if gnu.stdin_pipe_size != test.stdin_pipe_size:
+		return ['stdin pipe resized to %d (GNU leaves it %d)' % (
+			test.stdin_pipe_size, gnu.stdin_pipe_size)]
+	return []
