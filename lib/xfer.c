@@ -3,8 +3,8 @@
  * that moves bytes between them, and own the retry and fallback policy.
  *
  *	copy_file_range(2)	between two regular files
- *	splice(2)		when either end is a pipe
- *	splice(2) twice		through a private pipe, between two non-pipes
+ *	splice(2)		from a pipe, or from a regular file into a pipe
+ *	splice(2) twice		through a private pipe, between other pairs
  *	vmsplice(2)		from immutable memory into a pipe
  *	read(2)/write(2)	everything else, and the fallback
  *
@@ -68,7 +68,12 @@ choose(const struct end *in, const struct end *out)
 		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
 	if (in->kind == K_FILE && out->kind == K_FILE)
 		return PATH_COPY_RANGE;
-	if (in->kind == K_PIPE || out->kind == K_PIPE)
+	/* splice(2) into a pipe holds that pipe's lock while it waits for
+	 * the input: from a socket or a device, the output's reader would
+	 * wait on the lock, even non-blocking, until more input comes, and a
+	 * reader that is also the writer never sends it.  Only a pipe or a
+	 * regular file goes straight in; the rest waits in a pipe of ours. */
+	if (in->kind == K_PIPE || (out->kind == K_PIPE && in->kind == K_FILE))
 		return PATH_SPLICE;
 	return PATH_VIA_PIPE;
 }
@@ -327,8 +332,8 @@ via_to_write(struct link *l)
 }
 
 /*
- * Between two non-pipes: splice IN into a private pipe, then the pipe
- * into OUT.  Which call fails says which side failed.  A refusal by OUT
+ * Through a private pipe (see choose): splice IN into it, then it into
+ * OUT.  Which call fails says which side failed.  A refusal by OUT
  * before any byte reached it leaves the chunk in the pipe: it goes out
  * by read/write, and so does everything after.
  */
