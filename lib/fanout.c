@@ -431,7 +431,6 @@ intake(struct fan *f, size_t lim)
 		return n;
 	f->in_moved += n;
 	f->held = n;
-	pipe_carried(&f->in, n);
 	return 1;
 }
 
