@@ -24,10 +24,18 @@
  * - the last output consumes the chunk with splice(2) (or read(2)).
  * With a single output there is nothing to duplicate: the transfer layer
  * moves the stream straight from input to output.
+ *
+ * An output that stays full for STALL_MS has a reader that stalled: the
+ * chunk is read into memory, the private pipes are closed, and the chunk
+ * is written from memory, so that a stalled tee holds none of its user's
+ * pipe quota but what its output pipes hold (a full pipe cannot be
+ * shrunk).  The stream goes on by read/write, and takes new private
+ * pipes, at the default size, once a read shows it is worth it again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -45,6 +53,9 @@ enum { OUT_ZC = 1, OUT_WRITE };
  * chunk is a record, which a reader may cut to its buffer's size).
  */
 #define GNU_CHUNK	8192
+
+/* How long an output may stay full before its reader counts as stalled. */
+#define STALL_MS	1000
 
 struct fan {
 	struct sl_out *outs;
@@ -166,6 +177,39 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 		failed(f, i, errno);
 	else
 		o->moved += len - off;
+}
+
+/*
+ * Before zero-copy gives OUTS[I] more: if it is a pipe or a socket with
+ * no room, wait for room; return 1 if none came within STALL_MS (its
+ * reader stalled: the caller moves the chunk to memory and calls
+ * give_back), else 0.
+ */
+static int
+stalled(struct fan *f, size_t i)
+{
+	struct pollfd p = { .fd = f->outs[i].fd, .events = POLLOUT };
+	enum kind k = f->ends[i].kind;
+
+	/* 0 on room, or on an error the next call will meet. */
+	return (k == K_PIPE || k == K_SOCKET) && poll(&p, 1, 0) == 0 &&
+	    poll(&p, 1, STALL_MS) == 0;
+}
+
+/*
+ * An output stalled, and the chunk, LEN bytes, is in memory: close the
+ * private pipes unless the chunk pipe holds more of the input.  The
+ * round goes on from memory, the stream by read/write (round_rw takes
+ * new pipes once a read shows it fast again).
+ */
+static void
+give_back(struct fan *f, size_t len)
+{
+	if (f->held != len)
+		return;
+	close_pair(f->chunk);
+	close_pair(f->copy);
+	f->zc = 0;
 }
 
 /*
@@ -310,8 +354,18 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 	int err;
 
 	while (off < len && o->fd != -1) {
-		ssize_t k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
+		ssize_t k;
 
+		if (stalled(f, i)) {
+			/* The chunk pipe still holds it all: from there. */
+			if (take(f, f->copy[0], off, len - off) == -1 ||
+			    to_memory(f, 0, len) == -1)
+				return -1;
+			give_back(f, len);
+			put(f, i, off, len);
+			break;
+		}
+		k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
 		if (k > 0) {
 			off += k;
 			gave_zc(f, i, k);
@@ -342,6 +396,14 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 	ssize_t k = 0;
 
 	if (!f->drained && o->path == OUT_ZC && f->ends[i].kind == K_PIPE) {
+		if (stalled(f, i)) {
+			*fixed = 1;
+			if (to_memory(f, 0, *len) == -1)
+				return -1;
+			give_back(f, *len);
+			put(f, i, 0, *len);
+			return 0;
+		}
 		k = xfer_pipe(f->chunk[0], o->fd, *len, 1);
 		if (k > 0) {
 			gave_zc(f, i, k);
@@ -393,8 +455,10 @@ consume(struct fan *f, size_t i, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
 	size_t off = 0;
+	int stall = 0;
 
-	while (!f->drained && o->fd != -1 && o->path == OUT_ZC && off < len) {
+	while (!f->drained && o->fd != -1 && o->path == OUT_ZC && off < len &&
+	    !(stall = stalled(f, i))) {
 		ssize_t k = xfer_pipe(f->chunk[0], o->fd, len - off, 0);
 
 		if (k > 0) {
@@ -409,6 +473,8 @@ consume(struct fan *f, size_t i, size_t len)
 	if (!f->drained && off < len &&
 	    take(f, f->chunk[0], off, len - off) == -1)
 		return -1;
+	if (stall)
+		give_back(f, len);
 	if (o->fd != -1 && off < len)
 		put(f, i, off, len);
 	return 0;
@@ -464,7 +530,8 @@ round_zc(struct fan *f)
 	if (f->stop)
 		return 1;
 	f->held -= len;
-	grow(f, len);
+	if (f->zc)
+		grow(f, len);
 	return 1;
 }
 

@@ -86,15 +86,15 @@ test_expect_success $Q '100 stalled yes | reader: the next pipe keeps its size' 
 '
 
 # tee holds more than GNU's, which grows nothing and copies: its output
-# pipe and, with several outputs, its chunk and copy pipes, 512 KiB at
-# most each.  With yes's pipe, at most 512 pages a pipeline: 30 leave the
-# next pipe its size (GNU 9.11: 116).
-test_expect_success $Q '30 stalled yes | tee /dev/null | reader: the next pipe keeps its size' '
-	quota_crowd 30 "yes | tee /dev/null |
+# pipe, 512 KiB at most.  Its chunk and copy pipes it gives back once the
+# output stays full: then it waits in write(2).  With yes's pipe, at most
+# 256 pages a pipeline: 60 leave the next pipe its size (GNU 9.11: 116).
+test_expect_success $Q '60 stalled yes | tee /dev/null | reader: the next pipe keeps its size' '
+	quota_crowd 60 "yes | tee /dev/null |
 		(head -c 20000000 >/dev/null; exec sleep 300)" &&
-	quota_wait 30 sleep &&
-	quota_wait 30 tee "*pipe*" &&
-	quota_wait 30 yes "*pipe*" &&
+	quota_wait 60 sleep &&
+	quota_wait 60 tee "*pipe_write*" &&
+	quota_wait 60 yes "*pipe*" &&
 	quota_next_pipe >actual &&
 	quota_stop &&
 	echo 65536 >expect &&
