@@ -78,4 +78,14 @@ test_expect_success PYTHON3 'tee FIFO | stalling reader, the FIFO read on: all b
 	cmp "$TRASH/in" got2
 '
 
+test_expect_success PYTHON3 'tee STALLING-FIFO, stdout read on: all bytes, everywhere' '
+	mkfifo out fifo &&
+	{ /usr/bin/cat out >got2 & } &&
+	{ tee fifo <"$TRASH/in" >out & } &&
+	test_python3 "$TRASH/stall.py" $! <fifo >got &&
+	wait &&
+	cmp "$TRASH/in" got &&
+	cmp "$TRASH/in" got2
+'
+
 test_done
