@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -80,6 +81,10 @@ struct fan {
 	size_t bufsize;
 	int mem;		/* this round's chunk is in BUF */
 	int drained;		/* ... and no longer in the chunk pipe */
+	size_t carry;		/* input bytes at BUF + CARRY_AT, read out of
+				   the chunk pipe after this round's chunk
+				   when it was given back: every output's next */
+	size_t carry_at;
 };
 
 /* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
@@ -197,19 +202,25 @@ stalled(struct fan *f, size_t i)
 }
 
 /*
- * An output stalled, and the chunk, LEN bytes, is in memory: close the
- * private pipes unless the chunk pipe holds more of the input.  The
+ * An output stalled, and the chunk, LEN bytes, is in memory: read what
+ * the chunk pipe holds after it (a short tee(2) fixed a shorter chunk)
+ * into memory too, for the next round, and close the private pipes.  The
  * round goes on from memory, the stream by read/write (round_rw takes
- * new pipes once a read shows it fast again).
+ * new pipes once a read shows it fast again).  Return 0, or -1 with
+ * errno set if the chunk pipe could not be read.
  */
-static void
+static int
 give_back(struct fan *f, size_t len)
 {
-	if (f->held != len)
-		return;
+	if (f->held > len && take(f, f->chunk[0], len, f->held - len) == -1)
+		return -1;
+	f->carry = f->held - len;
+	f->carry_at = len;
+	f->held = len;
 	close_pair(f->chunk);
 	close_pair(f->copy);
 	f->zc = 0;
+	return 0;
 }
 
 /*
@@ -266,7 +277,12 @@ round_rw(struct fan *f)
 
 	if (need_buf(f, lim) == -1)
 		return -1;
-	if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
+	if (f->carry > 0) {
+		/* What the chunk pipe held when it was given back. */
+		memmove(f->buf, f->buf + f->carry_at, f->carry);
+		n = f->carry;
+		f->carry = 0;
+	} else if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
 		return n;
 	for (i = 0; i < f->n && !f->stop; i++)
 		if (f->outs[i].fd != -1)
@@ -359,9 +375,8 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 		if (stalled(f, i)) {
 			/* The chunk pipe still holds it all: from there. */
 			if (take(f, f->copy[0], off, len - off) == -1 ||
-			    to_memory(f, 0, len) == -1)
+			    to_memory(f, 0, len) == -1 || give_back(f, len) == -1)
 				return -1;
-			give_back(f, len);
 			put(f, i, off, len);
 			break;
 		}
@@ -398,9 +413,9 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 	if (!f->drained && o->path == OUT_ZC && f->ends[i].kind == K_PIPE) {
 		if (stalled(f, i)) {
 			*fixed = 1;
-			if (to_memory(f, 0, *len) == -1)
+			if (to_memory(f, 0, *len) == -1 ||
+			    give_back(f, *len) == -1)
 				return -1;
-			give_back(f, *len);
 			put(f, i, 0, *len);
 			return 0;
 		}
@@ -473,8 +488,8 @@ consume(struct fan *f, size_t i, size_t len)
 	if (!f->drained && off < len &&
 	    take(f, f->chunk[0], off, len - off) == -1)
 		return -1;
-	if (stall)
-		give_back(f, len);
+	if (stall && give_back(f, len) == -1)
+		return -1;
 	if (o->fd != -1 && off < len)
 		put(f, i, off, len);
 	return 0;
