@@ -24,11 +24,20 @@
  * - the last output consumes the chunk with splice(2) (or read(2)).
  * With a single output there is nothing to duplicate: the transfer layer
  * moves the stream straight from input to output.
+ *
+ * An output that stays full for STALL_MS has a reader that stalled: the
+ * chunk is read into memory, the private pipes are closed, and the chunk
+ * is written from memory, so that a stalled tee holds none of its user's
+ * pipe quota but what its output pipes hold (a full pipe cannot be
+ * shrunk).  The stream goes on by read/write, and takes new private
+ * pipes, at the default size, once a read shows it is worth it again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,6 +54,9 @@ enum { OUT_ZC = 1, OUT_WRITE };
  * chunk is a record, which a reader may cut to its buffer's size).
  */
 #define GNU_CHUNK	8192
+
+/* How long an output may stay full before its reader counts as stalled. */
+#define STALL_MS	1000
 
 struct fan {
 	struct sl_out *outs;
@@ -69,6 +81,10 @@ struct fan {
 	size_t bufsize;
 	int mem;		/* this round's chunk is in BUF */
 	int drained;		/* ... and no longer in the chunk pipe */
+	size_t carry;		/* input bytes at BUF + CARRY_AT, read out of
+				   the chunk pipe after this round's chunk
+				   when it was given back: every output's next */
+	size_t carry_at;
 };
 
 /* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
@@ -170,6 +186,45 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 }
 
 /*
+ * Before zero-copy gives OUTS[I] more: if it is a pipe or a socket with
+ * no room, wait for room; return 1 if none came within STALL_MS (its
+ * reader stalled: the caller moves the chunk to memory and calls
+ * give_back), else 0.
+ */
+static int
+stalled(struct fan *f, size_t i)
+{
+	struct pollfd p = { .fd = f->outs[i].fd, .events = POLLOUT };
+	enum kind k = f->ends[i].kind;
+
+	/* 0 on room, or on an error the next call will meet. */
+	return (k == K_PIPE || k == K_SOCKET) && poll(&p, 1, 0) == 0 &&
+	    poll(&p, 1, STALL_MS) == 0;
+}
+
+/*
+ * An output stalled, and the chunk, LEN bytes, is in memory: read what
+ * the chunk pipe holds after it (a short tee(2) fixed a shorter chunk)
+ * into memory too, for the next round, and close the private pipes.  The
+ * round goes on from memory, the stream by read/write (round_rw takes
+ * new pipes once a read shows it fast again).  Return 0, or -1 with
+ * errno set if the chunk pipe could not be read.
+ */
+static int
+give_back(struct fan *f, size_t len)
+{
+	if (f->held > len && take(f, f->chunk[0], len, f->held - len) == -1)
+		return -1;
+	f->carry = f->held - len;
+	f->carry_at = len;
+	f->held = len;
+	close_pair(f->chunk);
+	close_pair(f->copy);
+	f->zc = 0;
+	return 0;
+}
+
+/*
  * Zero-copy just gave OUTS[I] N bytes: from now on a failure there is
  * its error, not a refusal to fall back from.
  */
@@ -226,7 +281,12 @@ round_rw(struct fan *f)
 	while (need_buf(f, lim) == -1)
 		if ((lim /= 2) < BUF_MIN)
 			return -1;
-	if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
+	if (f->carry > 0) {
+		/* What the chunk pipe held when it was given back. */
+		memmove(f->buf, f->buf + f->carry_at, f->carry);
+		n = f->carry;
+		f->carry = 0;
+	} else if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
 		return n;
 	for (i = 0; i < f->n && !f->stop; i++)
 		if (f->outs[i].fd != -1)
@@ -314,8 +374,17 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 	int err;
 
 	while (off < len && o->fd != -1) {
-		ssize_t k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
+		ssize_t k;
 
+		if (stalled(f, i)) {
+			/* The chunk pipe still holds it all: from there. */
+			if (take(f, f->copy[0], off, len - off) == -1 ||
+			    to_memory(f, 0, len) == -1 || give_back(f, len) == -1)
+				return -1;
+			put(f, i, off, len);
+			break;
+		}
+		k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
 		if (k > 0) {
 			off += k;
 			gave_zc(f, i, k);
@@ -346,6 +415,14 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 	ssize_t k = 0;
 
 	if (!f->drained && o->path == OUT_ZC && f->ends[i].kind == K_PIPE) {
+		if (stalled(f, i)) {
+			*fixed = 1;
+			if (to_memory(f, 0, *len) == -1 ||
+			    give_back(f, *len) == -1)
+				return -1;
+			put(f, i, 0, *len);
+			return 0;
+		}
 		k = xfer_pipe(f->chunk[0], o->fd, *len, 1);
 		if (k > 0) {
 			gave_zc(f, i, k);
@@ -397,8 +474,10 @@ consume(struct fan *f, size_t i, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
 	size_t off = 0;
+	int stall = 0;
 
-	while (!f->drained && o->fd != -1 && o->path == OUT_ZC && off < len) {
+	while (!f->drained && o->fd != -1 && o->path == OUT_ZC && off < len &&
+	    !(stall = stalled(f, i))) {
 		ssize_t k = xfer_pipe(f->chunk[0], o->fd, len - off, 0);
 
 		if (k > 0) {
@@ -412,6 +491,8 @@ consume(struct fan *f, size_t i, size_t len)
 	/* What is left of the chunk: to memory, and on if still wanted. */
 	if (!f->drained && off < len &&
 	    take(f, f->chunk[0], off, len - off) == -1)
+		return -1;
+	if (stall && give_back(f, len) == -1)
 		return -1;
 	if (o->fd != -1 && off < len)
 		put(f, i, off, len);
@@ -435,7 +516,6 @@ intake(struct fan *f, size_t lim)
 		return n;
 	f->in_moved += n;
 	f->held = n;
-	pipe_carried(&f->in, n);
 	return 1;
 }
 
@@ -469,7 +549,8 @@ round_zc(struct fan *f)
 	if (f->stop)
 		return 1;
 	f->held -= len;
-	grow(f, len);
+	if (f->zc)
+		grow(f, len);
 	return 1;
 }
 

@@ -1,9 +1,13 @@
 /*
  * Pipe sizing, as a good citizen: each user's pipes share one budget
  * (fs.pipe-user-pages-soft, 64 MiB by default), and past it every new
- * pipe of that user gets two pages instead of sixteen.  So a pipe grows
- * only once a fast stream has shown that the default 64 KiB costs it
- * wake-ups, and only up to 1 MiB.
+ * pipe of that user gets two pages instead of sixteen.  A pipe's pages
+ * count from the moment it is sized until it is closed, and a pipe whose
+ * reader stalls stays full at its size: it cannot be shrunk below what it
+ * holds.  So a pipe grows only once a fast stream has shown that the
+ * default 64 KiB costs it wake-ups, and only up to PIPE_MAX, GNU 9.11's
+ * size.  Only output pipes and private ones grow: an input pipe is its
+ * writer's (one that reuses vmsplice'd buffers counts on its size).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,8 +97,9 @@ pipe_warranted(struct end *e, size_t n)
 	return 1;
 }
 
-/* Zero-copy just moved N bytes through pipe E: grow it to PIPE_MAX, or
- * what is granted, once the traffic warrants it. */
+/* Zero-copy just moved N bytes into pipe E, an output or a private
+ * pipe: grow it to PIPE_MAX, or what is granted, once the traffic
+ * warrants it. */
 void
 pipe_carried(struct end *e, size_t n)
 {

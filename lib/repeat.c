@@ -15,7 +15,7 @@
  * has gone out, so `yes | head -n1` pays for one page, not megabytes.
  * write(2) stops at 128 KiB, which stays in the L2 cache.  Zero-copy
  * stops doubling at 64 KiB and then moves, once, to a 2 MiB buffer on a
- * huge page: bigger than the pipe (1 MiB), so one vmsplice fills it, and
+ * huge page: bigger than the pipe (PIPE_MAX), so one vmsplice fills it, and
  * one page-table entry for all of it (measured: about 1.5x faster).
  * The buffers are never unmapped: the pipe may still hold their pages
  * when sl_repeat returns, and the caller is about to exit anyway.

@@ -227,13 +227,14 @@ call(struct link *l, int in, int out, size_t len)
 	}
 }
 
-/* Account N bytes that zero-copy moved. */
+/*
+ * Account N bytes that zero-copy moved.  Only the output pipe may grow:
+ * the input pipe is its writer's, sized as it chose (see pipe.c).
+ */
 static void
 carried(struct link *l, size_t n)
 {
 	l->fast_moved += n;
-	if (l->in != NULL)
-		pipe_carried(l->in, n);
 	pipe_carried(l->out, n);
 }
 

@@ -2,102 +2,109 @@
 # The user's pipe memory is shared: past fs.pipe-user-pages-soft (16384
 # pages, 64 MiB, by default) every new pipe of that user gets 2 pages
 # instead of 16.  Idle and slow yes, tee and cat must not take it: the
-# user's next pipe keeps its default size while dozens of them run.  A
-# fast stream still gets its big pipe.  Root is exempt from the quota, so
-# the commands run as the unprivileged user nobody.
+# user's next pipe keeps its default size while dozens of them run.
+# Stalled fast pipelines must not take it sooner than GNU 9.11's, which
+# grow a pipe to 512 KiB.  A fast stream still gets its big pipe.  Root
+# is exempt from the quota: the commands run as an unprivileged uid of
+# this script's own (lib-quota.sh).
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-quota.sh"
 
-test_lazy_prereq NOBODY '
-	test_have_prereq ROOT && command -v setpriv >/dev/null &&
-	id nobody >/dev/null 2>&1 && as_nobody python3 -c pass
-'
+Q=QUOTA_SETUID,QUOTA_COPY,QUOTA_PYTHON3
 
-# as_nobody CMD...: run CMD as nobody, from /, with the commands under
-# test first in PATH, then the system's (a python3 of root's own is not
-# nobody's to run).
-as_nobody() {
-	(cd / && setpriv --reuid=nobody --regid="$(id -g nobody)" \
-		--clear-groups \
-		env PATH="$BIN_DIR:/usr/local/bin:/usr/bin:/bin" "$@")
-}
-
-# next_pipe_size: the size of a new pipe of nobody's, in bytes.
-next_pipe_size() {
-	as_nobody python3 -c '
-import fcntl, os
-r, w = os.pipe()
-print(fcntl.fcntl(w, 1032))	# F_GETPIPE_SZ
-'
-}
-
-# crowd N PIPELINE: start N copies of PIPELINE as nobody, in the
-# background, and wait until they are all running.
-crowd() {
-	cn=$1
-	shift
-	i=0
-	while [ $i -lt $cn ]; do
-		as_nobody sh -c "$*" &
-		i=$((i + 1))
+test_expect_success $Q 'the uid runs the commands under test' '
+	as_quota sh -c "for c in yes tee cat; do command -v \$c; done" >actual &&
+	printf "%s\n" "$QUOTA_BIN/yes" "$QUOTA_BIN/tee" "$QUOTA_BIN/cat" >expect &&
+	test_cmp expect actual &&
+	for c in yes tee cat; do
+		cmp "$BIN_DIR/$c" "$QUOTA_BIN/$c" || return 1
 	done
-	sleep 2
-}
+'
 
-# stop_crowd: end every process of nobody's this script started.
-stop_crowd() {
-	pkill -u nobody -f 'sleep 30' 2>/dev/null
-	pkill -u nobody -f 'trickle' 2>/dev/null
-	wait
-}
-
-test_expect_success NOBODY 'the default pipe size, for reference' '
+test_expect_success $Q 'the default pipe size, for reference' '
 	echo 65536 >expect &&
-	next_pipe_size >actual &&
+	quota_next_pipe >actual &&
 	test_cmp expect actual
 '
 
-test_expect_success NOBODY '40 idle tees: the next pipe keeps its size' '
-	crowd 40 "sleep 30 | tee /dev/null | sleep 30" &&
-	next_pipe_size >actual &&
-	stop_crowd &&
+test_expect_success $Q '40 idle tees: the next pipe keeps its size' '
+	quota_crowd 40 "sleep 300 | tee /dev/null | sleep 300" &&
+	quota_wait 40 tee "*pipe*" &&
+	quota_next_pipe >actual &&
+	quota_stop &&
 	echo 65536 >expect &&
 	test_cmp expect actual
 '
 
-test_expect_success NOBODY '40 idle tees with files and cats: the next pipe keeps its size' '
-	crowd 40 "sleep 30 | tee /dev/null /dev/null | cat | sleep 30" &&
-	next_pipe_size >actual &&
-	stop_crowd &&
+test_expect_success $Q '40 idle tees with files and cats: the next pipe keeps its size' '
+	quota_crowd 40 "sleep 300 | tee /dev/null /dev/null | cat | sleep 300" &&
+	quota_wait 40 tee "*pipe*" &&
+	quota_wait 40 cat "*pipe*" &&
+	quota_next_pipe >actual &&
+	quota_stop &&
 	echo 65536 >expect &&
 	test_cmp expect actual
 '
 
-test_expect_success NOBODY '40 trickling tees: the next pipe keeps its size' '
-	crowd 40 "exec 3>&1; while :; do echo trickle; sleep 0.1; done |
+test_expect_success $Q '40 trickling tees: the next pipe keeps its size' '
+	quota_crowd 40 "while :; do echo trickle; sleep 0.1; done |
 		tee /dev/null /dev/null | cat >/dev/null" &&
-	next_pipe_size >actual &&
-	stop_crowd &&
+	quota_wait 40 tee &&
+	quota_wait 40 cat &&
+	quota_next_pipe >actual &&
+	quota_stop &&
 	echo 65536 >expect &&
 	test_cmp expect actual
 '
 
-test_expect_success NOBODY '40 yes | head -n 1 beside 40 idle tees: the next pipe keeps its size' '
-	crowd 40 "sleep 30 | tee /dev/null | sleep 30" &&
+test_expect_success $Q '40 yes | head -n 1 beside 40 idle tees: the next pipe keeps its size' '
+	quota_crowd 40 "sleep 300 | tee /dev/null | sleep 300" &&
+	quota_wait 40 tee "*pipe*" &&
 	i=0 &&
 	while [ $i -lt 40 ]; do
-		as_nobody sh -c "yes | head -n 1" >/dev/null || exit 1
+		as_quota sh -c "yes | head -n 1" >/dev/null || return 1
 		i=$((i + 1))
 	done &&
-	next_pipe_size >actual &&
-	stop_crowd &&
+	quota_next_pipe >actual &&
+	quota_stop &&
 	echo 65536 >expect &&
 	test_cmp expect actual
 '
 
-# pipe_after CMD: as nobody, 200 MB from /dev/zero through CMD into a
-# reader that prints how much it read and, then, the size of its pipe.
-pipe_after() {
-	as_nobody sh -c "head -c 200000000 /dev/zero | $1 | python3 -c \"
+# A stalled fast pipeline: 20 MB went through, then its reader stops
+# reading and holds the pipe open.  GNU 9.11 yes grows its pipe to
+# 512 KiB (128 pages): 127 such pipelines leave the next pipe its size,
+# and so must sluice's.
+test_expect_success $Q '100 stalled yes | reader: the next pipe keeps its size' '
+	quota_crowd 100 "yes | (head -c 20000000 >/dev/null; exec sleep 300)" &&
+	quota_wait 100 sleep &&
+	quota_wait 100 yes "*pipe*" &&
+	quota_next_pipe >actual &&
+	quota_stop &&
+	echo 65536 >expect &&
+	test_cmp expect actual
+'
+
+# tee holds more than GNU's, which grows nothing and copies: its output
+# pipe, 512 KiB at most.  Its chunk and copy pipes it gives back once the
+# output stays full: then it waits in write(2).  With yes's pipe, at most
+# 256 pages a pipeline: 60 leave the next pipe its size (GNU 9.11: 116).
+test_expect_success $Q '60 stalled yes | tee /dev/null | reader: the next pipe keeps its size' '
+	quota_crowd 60 "yes | tee /dev/null |
+		(head -c 20000000 >/dev/null; exec sleep 300)" &&
+	quota_wait 60 sleep &&
+	quota_wait 60 tee "*pipe_write*" &&
+	quota_wait 60 yes "*pipe*" &&
+	quota_next_pipe >actual &&
+	quota_stop &&
+	echo 65536 >expect &&
+	test_cmp expect actual
+'
+
+# quota_fast_pipe CMD: as the uid, 200 MB from /dev/zero through CMD into
+# a reader that prints how much it read and, then, the size of its pipe.
+quota_fast_pipe() {
+	as_quota sh -c "head -c 200000000 /dev/zero | $1 | python3 -c \"
 import fcntl, sys
 n = 0
 while True:
@@ -109,16 +116,17 @@ print(n, fcntl.fcntl(0, 1032))
 \""
 }
 
-test_expect_success NOBODY,SLUICE,ZEROCOPY 'a fast stream through tee still gets a 1 MiB pipe' '
-	pipe_after "tee /dev/null" >actual &&
-	echo "200000000 1048576" >expect &&
+test_expect_success $Q,SLUICE,ZEROCOPY 'a fast stream through tee still gets a 512 KiB pipe' '
+	quota_fast_pipe "tee /dev/null" >actual &&
+	echo "200000000 524288" >expect &&
 	test_cmp expect actual
 '
 
-test_expect_success NOBODY,SLUICE,ZEROCOPY 'a fast stream through cat still gets a 1 MiB pipe' '
-	pipe_after cat >actual &&
-	echo "200000000 1048576" >expect &&
+test_expect_success $Q,SLUICE,ZEROCOPY 'a fast stream through cat still gets a 512 KiB pipe' '
+	quota_fast_pipe cat >actual &&
+	echo "200000000 524288" >expect &&
 	test_cmp expect actual
 '
 
+quota_stop >/dev/null
 test_done

@@ -1,5 +1,5 @@
 /* Unit tests of lib/pipe.c: pipe_size, pipe_grow_to, and pipe_carried's
- * rule that a pipe grows once, to 1 MiB, after 4 MiB within a second. */
+ * rule that a pipe grows once, to PIPE_MAX, after 4 MiB within a second. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -168,8 +168,8 @@ test_carried_grows(void)
 	/* 64 chunks of 64 KiB, as fast as a loop goes: well within 1 s. */
 	for (i = 0; i < 64; i++)
 		pipe_carried(&e, 64 << 10);
-	ok(e.grown == 1 && e.size == MiB && size_now(p[1]) == MiB,
-	    "pipe_carried: 4 MiB carried fast: grown to 1 MiB, end.size "
+	ok(e.grown == 1 && e.size == PIPE_MAX && size_now(p[1]) == PIPE_MAX,
+	    "pipe_carried: 4 MiB carried fast: grown to PIPE_MAX, end.size "
 	    "says so (%ld)", e.size);
 	close_pair(p);
 }
@@ -191,7 +191,7 @@ test_carried_slow(void)
 	    "pipe_carried: 4 MiB over more than a second: no growth, the "
 	    "count starts again");
 	pipe_carried(&e, 4 * MiB);
-	ok(e.grown == 1 && size_now(p[1]) == MiB,
+	ok(e.grown == 1 && size_now(p[1]) == PIPE_MAX,
 	    "pipe_carried: ... and the next fast 4 MiB grow it");
 	close_pair(p);
 }
@@ -247,7 +247,7 @@ test_carried_granted(void)
 	pipe_carried(&e, 4 * MiB);
 	ok(e.grown == 1 && e.size == big && size_now(p[1]) == big,
 	    "pipe_carried: end.size follows what the kernel has (%ld), not "
-	    "the 1 MiB asked", e.size);
+	    "the PIPE_MAX asked", e.size);
 	close_pair(p);
 }
 

@@ -1,0 +1,91 @@
+#!/bin/sh
+# A reader of tee that stops reading: once its output has stayed full
+# for a while, tee reads the chunk into memory, closes its private pipes
+# (their pages count against the user's pipe quota: t2005) and waits in
+# write(2), as GNU's tee does.  When the reader goes on, every output
+# still gets every byte, in order, and the stream takes zero-copy again.
+. "$(dirname "$0")/test-lib.sh"
+
+# tee_stall_reader PID: a python3 program, its stdin the output of tee
+# PID, its stdout where the bytes go: read 8 MiB, then stop reading
+# until PID waits in write(2) holding no pipe of its own (close-on-exec:
+# not one it inherited) but its stdin and stdout (fails after about
+# 60 s, which only a hang takes), twice, then read to the end.
+cat >"$TRASH/stall.py" <<-\EOF
+	import os, sys, time
+	pid = sys.argv[1]
+	def gave_back():
+	    try:
+	        with open("/proc/%s/wchan" % pid) as w:
+	            if "pipe_write" not in w.read():
+	                return False
+	        for fd in os.listdir("/proc/%s/fd" % pid):
+	            if fd in ("0", "1") or not os.readlink(
+	                    "/proc/%s/fd/%s" % (pid, fd)).startswith("pipe:"):
+	                continue
+	            with open("/proc/%s/fdinfo/%s" % (pid, fd)) as i:
+	                flags = [l for l in i if l.startswith("flags:")][0]
+	            if int(flags.split()[1], 8) & os.O_CLOEXEC:
+	                return False	# its own: inherited ones are not
+	        return True
+	    except OSError:
+	        return False
+	def take(n):
+	    while n > 0:
+	        b = os.read(0, min(n, 1 << 20))
+	        if not b:
+	            return
+	        os.write(1, b)
+	        n -= len(b)
+	for _ in range(2):
+	    take(8 << 20)
+	    for _ in range(600):
+	        if gave_back():
+	            break
+	        time.sleep(0.1)
+	    else:
+	        sys.exit("tee %s never waited in write(2) without pipes" % pid)
+	take(1 << 62)
+	EOF
+
+test_expect_success PYTHON3 'set-up: 64 MiB of random bytes' '
+	head -c 67108864 /dev/urandom >"$TRASH/in" &&
+	test $(test_file_size "$TRASH/in") = 67108864
+'
+
+for input in file pipe; do
+	test_expect_success PYTHON3 "$input input, tee FILE | stalling reader: all bytes, everywhere" '
+		mkfifo out &&
+		if [ '$input' = file ]; then
+			{ tee f1 <"$TRASH/in" >out & }
+		else
+			{ /usr/bin/cat "$TRASH/in" | tee f1 >out & }
+		fi &&
+		test_python3 "$TRASH/stall.py" $! <out >got &&
+		wait $! &&
+		cmp "$TRASH/in" got &&
+		cmp "$TRASH/in" f1
+	'
+done
+
+test_expect_success PYTHON3 'tee FIFO | stalling reader, the FIFO read on: all bytes, everywhere' '
+	mkfifo out fifo &&
+	{ /usr/bin/cat fifo >got2 & } &&
+	{ tee fifo <"$TRASH/in" >out & } &&
+	test_python3 "$TRASH/stall.py" $! <out >got &&
+	wait &&
+	cmp "$TRASH/in" got &&
+	cmp "$TRASH/in" got2
+'
+
+test_expect_success PYTHON3 'tee STALLING-FIFO, stdout read on: all bytes, everywhere' '
+	mkfifo out fifo &&
+	{ /usr/bin/cat out >got2 & } &&
+	{ tee fifo <"$TRASH/in" >out & } &&
+	test_python3 "$TRASH/stall.py" $! <fifo >got &&
+	wait &&
+	cmp "$TRASH/in" got &&
+	cmp "$TRASH/in" got2
+'
+
+test_done
