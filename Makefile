@@ -3,8 +3,25 @@
 
 include config.mk
 
-LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/handoff.c lib/io.c \
-	lib/pipe.c lib/repeat.c lib/xfer.c
+LIB = lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c lib/format.c \
+	lib/handoff.c lib/io.c lib/pipe.c lib/repeat.c lib/xfer.c
+# cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
+# for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
+# where lib/cpu.c finds the CPU has them.
+LIB_AVX = lib/format-avx2.c lib/format-avx512.c
+AVX2FLAGS = -mavx2 -mbmi -mpopcnt
+AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vbmi2 \
+	-mbmi -mbmi2 -mpopcnt
+X86_64 := $(shell echo __x86_64__ | $(CC) $(CFLAGS) -E -P - 2>/dev/null)
+LIBSRC = $(LIB)
+ifeq ($(X86_64),1)
+LIBSRC += $(LIB_AVX)
+$(BUILD)/lib/format.o $(BUILD)/pic/lib/format.o: ISAFLAGS = -DFORMAT_AVX
+$(BUILD)/lib/format-avx2.o $(BUILD)/pic/lib/format-avx2.o: \
+	ISAFLAGS = $(AVX2FLAGS)
+$(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
+	ISAFLAGS = $(AVX512FLAGS)
+endif
 CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
@@ -14,12 +31,13 @@ MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call sluice: src/sluice.c's table names them.
 COMMANDS = yes tee cat
 
-LIBOBJ = $(LIB:%.c=$(BUILD)/%.o)
-PICOBJ = $(LIB:%.c=$(BUILD)/pic/%.o)
+LIBOBJ = $(LIBSRC:%.c=$(BUILD)/%.o)
+PICOBJ = $(LIBSRC:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/sluice.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/sluice.h src/cmd.h lib/engine.h lib/format.h lib/sys.h
+HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/format.h \
+	lib/format-loops.h lib/sys.h
 
 # The ABI version of libsluice.so: bump it when the API changes.
 SONAME = libsluice.so.1
@@ -43,7 +61,7 @@ libs: $(BUILD)/libsluice.a $(BUILD)/libsluice.so
 
 $(BUILD)/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ISAFLAGS) -c -o $@ $<
 
 $(BUILD)/src/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
@@ -55,7 +73,7 @@ $(BUILD)/libsluice.a: $(LIBOBJ)
 
 $(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ISAFLAGS) -fPIC -c -o $@ $<
 
 # The version script keeps every name but the sl_* API private.
 $(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
@@ -99,6 +117,13 @@ check: all unit
 # The same tests against an ASan+UBSan build.
 check-san:
 	SLUICE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
+
+# cat's portable loops as a build without SSE2 has them (8 bytes in a
+# word), tested against the model beside the SIMD levels of this CPU.
+check-format-portable:
+	$(MAKE) BUILD=build-nosse2 CFLAGS="$(CFLAGS) -mno-sse2" \
+		build-nosse2/unit/test_format
+	BUILD=build-nosse2 t/run build-nosse2/unit/test_format
 
 # The shell tests against the reference: GNU yes and tee in /usr/bin.
 check-host:
@@ -249,16 +274,22 @@ check-valgrind: bin unit
 
 lint:
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 \
-		--inline-suppr -Iinclude -Isrc -Ilib -D_GNU_SOURCE $(LINT_SRC)
-	clang-tidy --quiet $(LINT_SRC) -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE
+		--inline-suppr -Iinclude -Isrc -Ilib -D_GNU_SOURCE $(LINT_SRC) \
+		$(LIB_AVX)
+	clang-tidy --quiet $(LINT_SRC) -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE \
+		-DFORMAT_AVX
+	clang-tidy --quiet lib/format-avx2.c -- $(CPPFLAGS) -Ilib $(AVX2FLAGS)
+	clang-tidy --quiet lib/format-avx512.c -- $(CPPFLAGS) -Ilib $(AVX512FLAGS)
 
 soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
 
 clean:
-	rm -rf build build-san build-portable build-static build-clang build-fuzz
+	rm -rf build build-san build-portable build-static build-clang build-fuzz \
+		build-nosse2
 
-.PHONY: all bin libs sluice unit check check-san check-host check-multi \
+.PHONY: all bin libs sluice unit check check-san check-format-portable \
+	check-host check-multi \
 	static check-static check-clang check-deb bench bench-bin install \
 	install-bin install-bin-multi install-lib uninstall check-install \
 	check-example fuzz check-valgrind lint soak clean
