@@ -40,7 +40,8 @@ HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/format.h \
 	lib/format-loops.h lib/sys.h
 
 # The ABI version of libsluice.so: bump it when the API changes.
-SONAME = libsluice.so.1
+SONAME = libsluice.so.2
+OBJCOPY = objcopy
 
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
@@ -67,9 +68,24 @@ $(BUILD)/src/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/libsluice.a: $(LIBOBJ)
+# The engine as the programs here link it: one member an object, so that
+# each takes only the objects it needs; the unit tests call internals.
+$(BUILD)/engine.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
+
+# The installed archive is one object whose only global names are the
+# sl_* API that lib/sluice.map lists: the engine's internals (write_all,
+# fmt_run ...) are local to it, so that they cannot clash with the names
+# of a program that links it.
+$(BUILD)/libsluice.a: $(LIBOBJ) lib/sluice.map
+	rm -f $@
+	$(LD) -r -o $(BUILD)/libsluice.o $(LIBOBJ)
+	sed -n 's/^[[:space:]]*\(sl_[a-z_]*\);$$/\1/p' lib/sluice.map \
+		>$(BUILD)/libsluice.syms
+	$(OBJCOPY) --keep-global-symbols=$(BUILD)/libsluice.syms \
+		$(BUILD)/libsluice.o
+	$(AR) rcs $@ $(BUILD)/libsluice.o
 
 $(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
@@ -83,14 +99,14 @@ $(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
 $(BUILD)/libsluice.so: $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
 
-$(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
 
-$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
 
 # The multi-call sluice: each command compiled again with its main()
 # renamed CMD_main, and src/sluice.c's main() to choose one by name.
@@ -100,13 +116,13 @@ $(BUILD)/multi/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_main -c -o $@ $<
 
-$(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
-		$(BUILD)/libsluice.a
+		$(BUILD)/engine.a
 
-$(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/libsluice.a
+$(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/engine.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a
+	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
@@ -231,10 +247,13 @@ check-install: all
 	MAKE="$(MAKE)" BINDIR="$(BINDIR)" QUICK="$(QUICK)" scripts/check-install
 
 # Build examples/yes-lite.c against the installed library, found by
-# pkg-config, and run it; the library must export sl_* and nothing else.
+# pkg-config, and run it; both libraries must export sl_* and nothing
+# else, and a program that defines the engine's internal names must link
+# against each.
 check-example: all
-	MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" LIBDIR="$(LIBDIR)" \
-		PKGCONFIGDIR="$(PKGCONFIGDIR)" SONAME="$(SONAME)" \
+	MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" BUILD="$(BUILD)" \
+		LIBDIR="$(LIBDIR)" PKGCONFIGDIR="$(PKGCONFIGDIR)" \
+		SONAME="$(SONAME)" \
 		scripts/check-example
 
 # Reliability: fuzzing, valgrind, linters and the soak test.
