@@ -253,8 +253,7 @@ check-install: all
 check-example: all
 	MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" BUILD="$(BUILD)" \
 		LIBDIR="$(LIBDIR)" PKGCONFIGDIR="$(PKGCONFIGDIR)" \
-		SONAME="$(SONAME)" \
-		scripts/check-example
+		SONAME="$(SONAME)" scripts/check-example
 
 # Reliability: fuzzing, valgrind, linters and the soak test.
 # `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
