@@ -3,8 +3,25 @@
 
 include config.mk
 
-LIB = lib/concat.c lib/fanout.c lib/fd.c lib/format.c lib/handoff.c lib/io.c \
-	lib/pipe.c lib/repeat.c lib/xfer.c
+LIB = lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c lib/format.c \
+	lib/handoff.c lib/io.c lib/pipe.c lib/repeat.c lib/xfer.c
+# cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
+# for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
+# where lib/cpu.c finds the CPU has them.
+LIB_AVX = lib/format-avx2.c lib/format-avx512.c
+AVX2FLAGS = -mavx2 -mbmi -mpopcnt
+AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vbmi2 \
+	-mbmi -mbmi2 -mpopcnt
+X86_64 := $(shell echo __x86_64__ | $(CC) $(CFLAGS) -E -P - 2>/dev/null)
+LIBSRC = $(LIB)
+ifeq ($(X86_64),1)
+LIBSRC += $(LIB_AVX)
+$(BUILD)/lib/format.o $(BUILD)/pic/lib/format.o: ISAFLAGS = -DFORMAT_AVX
+$(BUILD)/lib/format-avx2.o $(BUILD)/pic/lib/format-avx2.o: \
+	ISAFLAGS = $(AVX2FLAGS)
+$(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
+	ISAFLAGS = $(AVX512FLAGS)
+endif
 CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
@@ -14,15 +31,17 @@ MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call sluice: src/sluice.c's table names them.
 COMMANDS = yes tee cat
 
-LIBOBJ = $(LIB:%.c=$(BUILD)/%.o)
-PICOBJ = $(LIB:%.c=$(BUILD)/pic/%.o)
+LIBOBJ = $(LIBSRC:%.c=$(BUILD)/%.o)
+PICOBJ = $(LIBSRC:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/sluice.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/sluice.h src/cmd.h lib/engine.h lib/format.h lib/sys.h
+HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/format.h \
+	lib/format-loops.h lib/sys.h
 
 # The ABI version of libsluice.so: bump it when the API changes.
-SONAME = libsluice.so.1
+SONAME = libsluice.so.2
+OBJCOPY = objcopy
 
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
@@ -45,19 +64,34 @@ libs: $(BUILD)/libsluice.a $(BUILD)/libsluice.so
 
 $(BUILD)/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ISAFLAGS) -c -o $@ $<
 
 $(BUILD)/src/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/libsluice.a: $(LIBOBJ)
+# The engine as the programs here link it: one member an object, so that
+# each takes only the objects it needs; the unit tests call internals.
+$(BUILD)/engine.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
 
+# The installed archive is one object whose only global names are the
+# sl_* API that lib/sluice.map lists: the engine's internals (write_all,
+# fmt_run ...) are local to it, so that they cannot clash with the names
+# of a program that links it.
+$(BUILD)/libsluice.a: $(LIBOBJ) lib/sluice.map
+	rm -f $@
+	$(LD) -r -o $(BUILD)/libsluice.o $(LIBOBJ)
+	sed -n 's/^[[:space:]]*\(sl_[a-z_]*\);$$/\1/p' lib/sluice.map \
+		>$(BUILD)/libsluice.syms
+	$(OBJCOPY) --keep-global-symbols=$(BUILD)/libsluice.syms \
+		$(BUILD)/libsluice.o
+	$(AR) rcs $@ $(BUILD)/libsluice.o
+
 $(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ISAFLAGS) -fPIC -c -o $@ $<
 
 # The version script keeps every name but the sl_* API private.
 $(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
@@ -67,14 +101,14 @@ $(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
 $(BUILD)/libsluice.so: $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
 
-$(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
 
-$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
 
 # The multi-call sluice: each command compiled again with its main()
 # renamed CMD_main, and src/sluice.c's main() to choose one by name.
@@ -84,13 +118,13 @@ $(BUILD)/multi/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_main -c -o $@ $<
 
-$(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/libsluice.a
+$(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
-		$(BUILD)/libsluice.a
+		$(BUILD)/engine.a
 
-$(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/libsluice.a
+$(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/engine.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libsluice.a
+	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
@@ -101,6 +135,13 @@ check: all unit
 # The same tests against an ASan+UBSan build.
 check-san:
 	SLUICE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
+
+# cat's portable loops as a build without SSE2 has them (8 bytes in a
+# word), tested against the model beside the SIMD levels of this CPU.
+check-format-portable:
+	$(MAKE) BUILD=build-nosse2 CFLAGS="$(CFLAGS) -mno-sse2" \
+		build-nosse2/unit/test_format
+	BUILD=build-nosse2 t/run build-nosse2/unit/test_format
 
 # The shell tests against the reference: GNU yes and tee in /usr/bin.
 check-host:
@@ -213,11 +254,13 @@ check-install: all
 	MAKE="$(MAKE)" BINDIR="$(BINDIR)" QUICK="$(QUICK)" scripts/check-install
 
 # Build examples/yes-lite.c against the installed library, found by
-# pkg-config, and run it; the library must export sl_* and nothing else.
+# pkg-config, and run it; both libraries must export sl_* and nothing
+# else, and a program that defines the engine's internal names must link
+# against each.
 check-example: all
-	MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" LIBDIR="$(LIBDIR)" \
-		PKGCONFIGDIR="$(PKGCONFIGDIR)" SONAME="$(SONAME)" \
-		scripts/check-example
+	MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" BUILD="$(BUILD)" \
+		LIBDIR="$(LIBDIR)" PKGCONFIGDIR="$(PKGCONFIGDIR)" \
+		SONAME="$(SONAME)" scripts/check-example
 
 # Reliability: fuzzing, valgrind, linters and the soak test.
 # `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
@@ -256,8 +299,12 @@ check-valgrind: bin unit
 
 lint:
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 \
-		--inline-suppr -Iinclude -Isrc -Ilib -D_GNU_SOURCE $(LINT_SRC)
-	clang-tidy --quiet $(LINT_SRC) -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE
+		--inline-suppr -Iinclude -Isrc -Ilib -D_GNU_SOURCE $(LINT_SRC) \
+		$(LIB_AVX)
+	clang-tidy --quiet $(LINT_SRC) -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE \
+		-DFORMAT_AVX
+	clang-tidy --quiet lib/format-avx2.c -- $(CPPFLAGS) -Ilib $(AVX2FLAGS)
+	clang-tidy --quiet lib/format-avx512.c -- $(CPPFLAGS) -Ilib $(AVX512FLAGS)
 
 soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
@@ -276,10 +323,10 @@ check-diff-self:
 
 clean:
 	rm -rf build build-san build-portable build-static build-clang build-fuzz \
-		build-nonls
+		build-nonls build-nosse2
 
-.PHONY: all bin libs sluice unit check check-san check-host check-multi \
-	static check-static check-clang check-nonls check-deb bench bench-bin \
-	install install-bin install-bin-multi install-lib uninstall \
-	check-install check-example fuzz check-valgrind lint soak check-diff \
-	check-diff-self clean
+.PHONY: all bin libs sluice unit check check-san check-format-portable \
+	check-host check-multi static check-static check-clang check-nonls \
+	check-deb bench bench-bin install install-bin install-bin-multi \
+	install-lib uninstall check-install check-example fuzz check-valgrind \
+	lint soak check-diff check-diff-self clean

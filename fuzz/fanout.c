@@ -228,9 +228,9 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			fprintf(stderr, "output %zu dropped\n", i);
 			abort();
 		}
-		if (outs[i].moved != (off_t)len) {
+		if (out_state(&outs[i])->moved != (off_t)len) {
 			fprintf(stderr, "output %zu: moved %lld of %zu\n", i,
-			    (long long)outs[i].moved, len);
+			    (long long)out_state(&outs[i])->moved, len);
 			abort();
 		}
 		if (kind[i] == O_FILE || kind[i] == O_APPENDF)

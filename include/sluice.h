@@ -33,20 +33,29 @@ enum sl_side {
  * Write the LEN-byte LINE (LEN > 0, newline included) to FD over and over,
  * forever.  The output is an exact repetition of LINE however the reader
  * consumes it.  Returns only on failure: -1 with errno set (EPIPE when the
- * reader left and SIGPIPE is ignored).
+ * reader left and SIGPIPE is ignored).  It returns with its buffers of
+ * copies of LINE still mapped, since a pipe may still hold their pages:
+ * one of 128 KiB, or into a pipe by vmsplice one of 64 KiB and then one
+ * of 2 MiB (each at least LEN bytes).  Each call maps its own: made to
+ * be called once, last, as yes does.
  */
 int sl_repeat(int fd, const char *line, size_t len);
 
 /*
- * One output of sl_fanout.  The caller sets FD; the engine owns the
- * rest, and sets FD to -1 when it drops the output after a failure.
+ * One output of sl_fanout.  FD is all a caller may touch: it sets FD
+ * before the call, and finds it -1 after if the engine dropped the
+ * output after a failure.  ENGINE is the engine's, set at each call and
+ * never to be read or written by the caller: space for its state, of a
+ * size that stays as it is while the engine changes (the ABI of
+ * libsluice.so.2).
  */
 struct sl_out {
 	int fd;			/* public */
-	int path;		/* private: how the output is written */
-	off_t moved;		/* private: bytes delivered so far */
-	off_t zc_moved;		/* private: ... of them by zero-copy */
-	long room;		/* private: bytes it can buffer, 0 unbounded */
+	union {
+		long long align;
+		void *ptr;
+		unsigned char bytes[56];
+	} engine;		/* private */
 };
 
 /*

@@ -284,13 +284,15 @@ sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
 int
 sl_cat_close(struct sl_cat *c)
 {
+	char held[FMT_FINISH_MAX];
 	int r = 0, saved;
+	size_t n;
 
-	/* The end of the text: the CR -E held back, if it did. */
-	if (c->fmt.cr)
-		r = transform(c, c->inbuf, 0);
-	if (r == 0 && pending(c) > 0)
+	if (pending(c) > 0)
 		r = flush(c);
+	/* The end of the text: what -E held back, if it did. */
+	if (r == 0 && (n = fmt_finish(&c->fmt, held)) > 0)
+		r = write_all(c->out.fd, held, n);
 	saved = errno;
 	handoff_free(&c->ho);
 	link_free(&c->link);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "sluice.h"
 struct stat;
 
 /* What a descriptor is, as far as the choice of system call goes. */
@@ -166,5 +167,25 @@ ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
 ssize_t xfer_pipe(int in, int out, size_t len, int dup);
+
+/*
+ * The engine's state of one output of sl_fanout, in the private space of
+ * its struct sl_out.
+ */
+struct out_state {
+	int path;		/* how the output is written */
+	off_t moved;		/* bytes delivered so far */
+	off_t zc_moved;		/* ... of them by zero-copy */
+	long room;		/* bytes it can buffer, 0 unbounded */
+};
+
+_Static_assert(sizeof(struct out_state) <=
+    sizeof(((struct sl_out *)0)->engine), "struct out_state fits sl_out");
+
+static inline struct out_state *
+out_state(struct sl_out *o)
+{
+	return (struct out_state *)(void *)o->engine.bytes;
+}
 
 #endif

@@ -44,7 +44,7 @@
 #include "sluice.h"
 #include "engine.h"
 
-/* How an output is written (struct sl_out.path). */
+/* How an output is written (struct out_state.path). */
 enum { OUT_ZC = 1, OUT_WRITE };
 
 /*
@@ -153,9 +153,9 @@ limit(struct fan *f, size_t lim)
 			continue;
 		/* Pipes grow: ask again, from the cache. */
 		if (f->ends[i].kind == K_PIPE)
-			o->room = room(&f->ends[i]);
-		if (o->room > 0 && (size_t)o->room < lim)
-			lim = o->room;
+			out_state(o)->room = room(&f->ends[i]);
+		if (out_state(o)->room > 0 && (size_t)out_state(o)->room < lim)
+			lim = out_state(o)->room;
 	}
 	/* Never 0: a chunk of one byte still moves. */
 	return lim > 0 ? lim : 1;
@@ -182,7 +182,7 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 	if (write_all(o->fd, f->buf + off, len - off) == -1)
 		failed(f, i, errno);
 	else
-		o->moved += len - off;
+		out_state(o)->moved += len - off;
 }
 
 /*
@@ -231,8 +231,8 @@ give_back(struct fan *f, size_t len)
 static void
 gave_zc(struct fan *f, size_t i, size_t n)
 {
-	f->outs[i].moved += n;
-	f->outs[i].zc_moved += n;
+	out_state(&f->outs[i])->moved += n;
+	out_state(&f->outs[i])->zc_moved += n;
 	pipe_carried(&f->ends[i], n);
 }
 
@@ -393,8 +393,8 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 		err = k == 0 ? EIO : errno;	/* a pipe we hold cannot end */
 		if (take(f, f->copy[0], off, len - off) == -1)
 			return -1;
-		if (o->zc_moved == 0 && is_refusal(err)) {
-			o->path = OUT_WRITE;
+		if (out_state(o)->zc_moved == 0 && is_refusal(err)) {
+			out_state(o)->path = OUT_WRITE;
 			put(f, i, off, len);
 		} else
 			failed(f, i, err);
@@ -414,7 +414,8 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 	struct sl_out *o = &f->outs[i];
 	ssize_t k = 0;
 
-	if (!f->drained && o->path == OUT_ZC && f->ends[i].kind == K_PIPE) {
+	if (!f->drained && out_state(o)->path == OUT_ZC &&
+	    f->ends[i].kind == K_PIPE) {
 		if (stalled(f, i)) {
 			*fixed = 1;
 			if (to_memory(f, 0, *len) == -1 ||
@@ -432,11 +433,12 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 			}
 			if ((size_t)k == *len)
 				return 0;
-		} else if (o->zc_moved > 0 || k == 0 || !is_refusal(errno)) {
+		} else if (out_state(o)->zc_moved > 0 || k == 0 ||
+		    !is_refusal(errno)) {
 			failed(f, i, k == 0 ? EIO : errno);
 			return 0;
 		} else {
-			o->path = OUT_WRITE;
+			out_state(o)->path = OUT_WRITE;
 			k = 0;
 		}
 	}
@@ -450,7 +452,7 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 		put(f, i, k, *len);
 		return 0;
 	}
-	if (o->path == OUT_ZC) {
+	if (out_state(o)->path == OUT_ZC) {
 		/* The output took K bytes straight: skip them here. */
 		if (k > 0 && take(f, f->copy[0], 0, k) == -1)
 			return -1;
@@ -476,15 +478,16 @@ consume(struct fan *f, size_t i, size_t len)
 	size_t off = 0;
 	int stall = 0;
 
-	while (!f->drained && o->fd != -1 && o->path == OUT_ZC && off < len &&
-	    !(stall = stalled(f, i))) {
+	while (!f->drained && o->fd != -1 && out_state(o)->path == OUT_ZC &&
+	    off < len && !(stall = stalled(f, i))) {
 		ssize_t k = xfer_pipe(f->chunk[0], o->fd, len - off, 0);
 
 		if (k > 0) {
 			off += k;
 			gave_zc(f, i, k);
-		} else if (o->zc_moved == 0 && k == -1 && is_refusal(errno))
-			o->path = OUT_WRITE;
+		} else if (out_state(o)->zc_moved == 0 && k == -1 &&
+		    is_refusal(errno))
+			out_state(o)->path = OUT_WRITE;
 		else
 			failed(f, i, k == 0 ? EIO : errno);
 	}
@@ -590,7 +593,7 @@ setup_zc(struct fan *f)
 
 		if (f->outs[i].fd != -1 && !e->append && e->write_end &&
 		    !e->records) {
-			f->outs[i].path = OUT_ZC;
+			out_state(&f->outs[i])->path = OUT_ZC;
 			nzc++;
 		}
 	}
@@ -607,7 +610,7 @@ single(struct fan *f, size_t i)
 
 	link_init(&l, &f->in, &f->ends[i]);
 	while ((n = link_step(&l, f->ends[i].records ? GNU_CHUNK : STEP_MAX)) > 0)
-		f->outs[i].moved += n;
+		out_state(&f->outs[i])->moved += n;
 	if (n == -1 && l.side == SL_OUTPUT) {
 		failed(f, i, errno);
 		n = 0;
@@ -630,13 +633,13 @@ sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
 		return -1;
 	end_init(&f.in, in);
 	for (i = 0; i < n; i++) {
-		outs[i].path = OUT_WRITE;
-		outs[i].moved = outs[i].zc_moved = 0;
-		outs[i].room = 0;
+		out_state(&outs[i])->path = OUT_WRITE;
+		out_state(&outs[i])->moved = out_state(&outs[i])->zc_moved = 0;
+		out_state(&outs[i])->room = 0;
 		if (outs[i].fd == -1)
 			continue;
 		end_init(&f.ends[i], outs[i].fd);
-		outs[i].room = room(&f.ends[i]);
+		out_state(&outs[i])->room = room(&f.ends[i]);
 		f.live++;
 		only = i;
 	}

@@ -1,13 +1,16 @@
 /*
  * Private to libsluice: cat's text transformations (-n -b -s -E -T -v),
  * as pure functions over memory.  No I/O: lib/concat.c reads, calls
- * fmt_run on each buffer it read, and writes what comes out.
+ * fmt_run on each buffer it read and fmt_finish at the end of the text,
+ * and writes what comes out.
  */
 #ifndef SLUICE_FORMAT_H
 #define SLUICE_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cpu.h"
 
 /*
  * The state of one concatenation, carried from buffer to buffer and from
@@ -17,8 +20,8 @@
  */
 struct fmt {
 	unsigned flags;		/* SL_CAT_* of sluice.h */
-	int wide;		/* how wide the loops go: 0, WIDE_AVX2
-				   or WIDE_AVX512; -1 until decided */
+	enum simd_level level;	/* the loops in use */
+	int level_set;		/* LEVEL decided: the CPU was asked */
 	char num[40];		/* GNU's counter: 18 digit places, a tab,
 				   and NULs, so 16 bytes from any place */
 	int first;		/* index in num of the first digit */
@@ -32,26 +35,20 @@ struct fmt {
 	char vis[256][4];		/* "M-^?", "^I", itself */
 	unsigned char quad[256][16];	/* for each group of 4 bytes, by
 					   the prefixes they take, the
-					   shuffle that shows them (wide
-					   only) */
+					   shuffle that shows them
+					   (SIMD_AVX2 and up) */
 	unsigned char quadlen[256];	/* and how many bytes it shows */
 };
 
-/* The levels of struct fmt's wide. */
-#define WIDE_AVX2	1
-#define WIDE_AVX512	2
-
 /*
- * Start the transformation FLAGS asks for (SL_CAT_*).  How wide its
- * loops go is decided at the first long buffer (fmt_use, fmt_widest).
+ * Start the transformation FLAGS asks for (SL_CAT_*).  Its SIMD level
+ * is decided at the first long buffer: cpu_simd_level(), unless
+ * fmt_use chose one first.
  */
 void fmt_init(struct fmt *f, unsigned flags);
 
-/* How wide this CPU lets the loops go: 0, WIDE_AVX2 or WIDE_AVX512. */
-int fmt_widest(void);
-
-/* Make F's loops go WIDE wide (at most fmt_widest()) from now on. */
-void fmt_use(struct fmt *f, int wide);
+/* Make F use the loops of LEVEL (at most cpu_simd_level()) from now on. */
+void fmt_use(struct fmt *f, enum simd_level level);
 
 /*
  * The most bytes fmt_run writes for LEN bytes of input: a line number
@@ -65,12 +62,21 @@ size_t fmt_fits(size_t room);
 
 /*
  * Transform the LEN bytes at IN into OUT, which has room for
- * fmt_room(LEN) bytes; return how many bytes were written there.
- * LEN 0 marks the end of the whole text (after the last input, not
- * after each): it writes what is still held, a final carriage return
- * that -E kept back.  The same text fed in any split gives the same
- * output.
+ * fmt_room(LEN) bytes; return how many bytes were written there.  A
+ * carriage return that ends the text so far may be held back (-E shows
+ * it as ^M only before a newline) until the next byte, or fmt_finish.
+ * The same text fed in any split gives the same output.
  */
 size_t fmt_run(struct fmt *f, const char *in, size_t len, char *out);
+
+/* The most bytes fmt_finish writes. */
+#define FMT_FINISH_MAX	1
+
+/*
+ * End the text (after the last input, not after each): write at OUT,
+ * which has room for FMT_FINISH_MAX bytes, what F still holds back;
+ * return how many bytes were written there.
+ */
+size_t fmt_finish(struct fmt *f, char *out);
 
 #endif

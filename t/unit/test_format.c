@@ -13,10 +13,11 @@
 #define GUARD		64
 
 /*
- * The widest loops the tests let fmt_run take, whatever fmt_init chose
- * for this CPU: WIDE_AVX512, WIDE_AVX2 or 0 (the portable loops).
+ * The highest SIMD level the tests let fmt_run use, whatever this CPU
+ * has: each case runs at every level the CPU has, down to the portable
+ * loops.
  */
-static int widest = WIDE_AVX512;
+static enum simd_level top = SIMD_AVX512;
 
 /* A growing output buffer. */
 struct buf {
@@ -121,8 +122,9 @@ model(unsigned flags, const unsigned char *text, size_t len, struct buf *b)
 
 /*
  * Run fmt_run under FLAGS over TEXT cut at the NCUTS offsets CUTS
- * (ascending), then end the text; append the output to B.  Each call
- * gets exactly fmt_room bytes plus a guard that must stay untouched.
+ * (ascending), then fmt_finish; append the output to B.  Each call
+ * gets exactly fmt_room (FMT_FINISH_MAX) bytes plus a guard that must
+ * stay untouched.
  */
 static int
 run_cuts(unsigned flags, const unsigned char *text, size_t len,
@@ -132,18 +134,20 @@ run_cuts(unsigned flags, const unsigned char *text, size_t len,
 	size_t i, from = 0, ok = 1;
 
 	fmt_init(&f, flags);
-	fmt_use(&f, fmt_widest() < widest ? fmt_widest() : widest);
+	fmt_use(&f, cpu_simd_level() < top ? cpu_simd_level() : top);
 	for (i = 0; i <= ncuts + 1; i++) {
 		size_t to = i < ncuts ? cuts[i] : len, room, n, g;
 		char *out;
 
-		if (i == ncuts + 1)
-			to = from;	/* the end of the text: LEN 0 */
-		room = fmt_room(to - from);
+		room = i <= ncuts ? fmt_room(to - from) : FMT_FINISH_MAX;
 		if ((out = malloc(room + GUARD)) == NULL)
 			die("malloc");
 		memset(out + room, 0x5a, GUARD);
-		n = fmt_run(&f, (const char *)text + from, to - from, out);
+		if (i <= ncuts)
+			n = fmt_run(&f, (const char *)text + from, to - from,
+			    out);
+		else
+			n = fmt_finish(&f, out);
 		if (n > room)
 			ok = 0;
 		for (g = 0; g < GUARD; g++)
@@ -402,12 +406,11 @@ pieces(unsigned flags, const char *const *parts, size_t n, const char *want)
 	int good;
 
 	fmt_init(&f, flags);
-	for (i = 0; i <= n; i++) {
-		const char *s = i < n ? parts[i] : "";
-
-		k = fmt_run(&f, s, strlen(s), out);
+	for (i = 0; i < n; i++) {
+		k = fmt_run(&f, parts[i], strlen(parts[i]), out);
 		put(&got, out, k);
 	}
+	put(&got, out, fmt_finish(&f, out));
 	good = got.len == strlen(want) &&
 	    (got.len == 0 || memcmp(got.s, want, got.len) == 0);
 	if (!good)
@@ -423,6 +426,7 @@ test_across_calls(void)
 	static const char *const b[] = { "\n\n", "\n", "\n", "x\n\n", "\n" };
 	static const char *const c[] = { "a\r", "\nb\r", "c\r", "" };
 	static const char *const d[] = { "a", "\r", "\r", "\n" };
+	static const char *const e[] = { "a\r", "", "\n\r", "" };
 
 	ok(pieces(SL_CAT_NUMBER, a, 4,
 	    "     1\tone\n     2\ttwo\n     3\t\n     4\tthree"),
@@ -433,6 +437,8 @@ test_across_calls(void)
 	    "-E: a CR at a call's end waits for the next byte, or the end");
 	ok(pieces(SL_CAT_SHOW_ENDS | SL_CAT_SHOW_TABS, d, 4, "a\r^M$\n"),
 	    "-ET: CR CR LF over three calls");
+	ok(pieces(SL_CAT_SHOW_ENDS, e, 4, "a^M$\n\r"),
+	    "-E: an empty buffer holds the CR on, fmt_finish ends it");
 }
 
 /* The text of LINES empty lines under -n, checked line by line. */
@@ -561,25 +567,27 @@ test_room_wide_numbers(void)
 	free(out);
 }
 
-/* The CPU is asked how wide the loops go at the first long buffer only:
+/* The CPU is asked for its SIMD level at the first long buffer only:
  * asking costs a trap to the hypervisor in a virtual machine. */
 static void
-test_wide_decided_late(void)
+test_level_decided_late(void)
 {
 	struct fmt f;
 	char *text = xmalloc(4096), *out = xmalloc(fmt_room(4096));
 	int before, after;
+	enum simd_level level;
 
 	memset(text, 'a', 4096);
 	text[4095] = '\n';
 	fmt_init(&f, SL_CAT_NUMBER);
 	fmt_run(&f, "x\n", 2, out);
-	before = f.wide;
+	before = f.level_set;
 	fmt_run(&f, text, 4096, out);
-	after = f.wide;
-	ok(before == -1 && after == fmt_widest(),
-	    "fmt_run: a short buffer leaves the width undecided (%d), a "
-	    "long one takes the CPU's (%d)", before, after);
+	after = f.level_set;
+	level = f.level;
+	ok(!before && after && level == cpu_simd_level(),
+	    "fmt_run: a short buffer leaves the SIMD level undecided, a "
+	    "long one takes the CPU's (%d)", (int)level);
 	free(text);
 	free(out);
 }
@@ -587,6 +595,9 @@ test_wide_decided_late(void)
 int
 main(void)
 {
+	static const enum simd_level lower[] = { SIMD_AVX2, SIMD_PORTABLE };
+	size_t i;
+
 	test_examples();
 	test_across_calls();
 	test_every_byte_every_flag();
@@ -600,10 +611,11 @@ main(void)
 	test_number_overflow();
 	test_room();
 	test_room_wide_numbers();
-	test_wide_decided_late();
+	test_level_decided_late();
 	/* Again, on the loops of a CPU without AVX-512, then without
 	 * AVX2. */
-	for (widest = WIDE_AVX2; widest >= 0; widest -= WIDE_AVX2) {
+	for (i = 0; i < sizeof lower / sizeof *lower; i++) {
+		top = lower[i];
 		test_every_byte_every_flag();
 		test_every_split();
 		test_random_splits();
