@@ -143,7 +143,7 @@ check-format-portable:
 		build-nosse2/unit/test_format
 	BUILD=build-nosse2 t/run build-nosse2/unit/test_format
 
-# The shell tests against the reference: GNU yes and tee in /usr/bin.
+# The shell tests against the reference: GNU yes, tee and cat in /usr/bin.
 check-host:
 	TEST_HOST=1 t/run
 

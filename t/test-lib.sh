@@ -13,7 +13,7 @@
 # The commands under test are called by name (yes, tee): from the build
 # tree, or with TEST_HOST=1 the reference GNU tools in /usr/bin, so that
 # every expectation is itself checked against GNU.
-# SLUICE_BIN=DIR tests the yes and tee in DIR instead (an installed copy,
+# SLUICE_BIN=DIR tests the commands in DIR instead (an installed copy,
 # a static build, a package).  Output is TAP.
 # A case may name prerequisites (test_expect_success STRACE,!ROOT 'title'
 # '...'); a missing one skips the case, and t/run counts skips apart.
