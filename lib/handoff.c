@@ -20,8 +20,8 @@
  *
  * A region is one 2 MiB huge page: one fault and one zeroing of the
  * kernel serve 512 pages.  On small pages each fault costs more than
- * write(2)'s copy (measured: 2.2x slower), so without transparent huge
- * pages there is no handoff at all.
+ * write(2)'s copy (doc/bench.md), so without transparent huge pages
+ * there is no handoff at all.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -16,7 +16,7 @@
  * write(2) stops at 128 KiB, which stays in the L2 cache.  Zero-copy
  * stops doubling at 64 KiB and then moves, once, to a 2 MiB buffer on a
  * huge page: bigger than the pipe (PIPE_MAX), so one vmsplice fills it, and
- * one page-table entry for all of it (measured: about 1.5x faster).
+ * one page-table entry for all of it (doc/bench.md has the gain).
  * The buffers are never unmapped: the pipe may still hold their pages
  * when sl_repeat returns, and the caller is about to exit anyway.
  */
