@@ -91,7 +91,7 @@ quota_wait() {
 				return 1
 			fi
 			if [ $# -ge 3 ]; then
-				qw_w=$(cat "/proc/$qw_p/wchan") || continue
+				qw_w=$($SYS_CAT "/proc/$qw_p/wchan") || continue
 				# shellcheck disable=SC2254
 				case $qw_w in $3) ;; *) continue ;; esac
 			fi

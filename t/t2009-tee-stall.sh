@@ -11,7 +11,7 @@
 # until PID waits in write(2) holding no pipe of its own (close-on-exec:
 # not one it inherited) but its stdin and stdout (fails after about
 # 60 s, which only a hang takes), twice, then read to the end.
-cat >"$TRASH/stall.py" <<-\EOF
+$SYS_CAT >"$TRASH/stall.py" <<-\EOF
 	import os, sys, time
 	pid = sys.argv[1]
 	def gave_back():
@@ -59,7 +59,7 @@ for input in file pipe; do
 		if [ '$input' = file ]; then
 			{ tee f1 <"$TRASH/in" >out & }
 		else
-			{ /usr/bin/cat "$TRASH/in" | tee f1 >out & }
+			{ $SYS_CAT "$TRASH/in" | tee f1 >out & }
 		fi &&
 		test_python3 "$TRASH/stall.py" $! <out >got &&
 		wait $! &&
@@ -70,7 +70,7 @@ done
 
 test_expect_success PYTHON3 'tee FIFO | stalling reader, the FIFO read on: all bytes, everywhere' '
 	mkfifo out fifo &&
-	{ /usr/bin/cat fifo >got2 & } &&
+	{ $SYS_CAT fifo >got2 & } &&
 	{ tee fifo <"$TRASH/in" >out & } &&
 	test_python3 "$TRASH/stall.py" $! <out >got &&
 	wait &&
@@ -80,7 +80,7 @@ test_expect_success PYTHON3 'tee FIFO | stalling reader, the FIFO read on: all b
 
 test_expect_success PYTHON3 'tee STALLING-FIFO, stdout read on: all bytes, everywhere' '
 	mkfifo out fifo &&
-	{ /usr/bin/cat out >got2 & } &&
+	{ $SYS_CAT out >got2 & } &&
 	{ tee fifo <"$TRASH/in" >out & } &&
 	test_python3 "$TRASH/stall.py" $! <fifo >got &&
 	wait &&
