@@ -59,10 +59,11 @@ struct sl_out {
 };
 
 /*
- * Called at once when writing to OUTS[I] failed with errno ERR.  The
- * engine has already dropped that output (fd = -1).  Outputs are served
- * in order, each chunk to every output before the next chunk, so the
- * outputs after OUTS[I] have not had the failed chunk yet.
+ * Called, on the caller's thread, when writing to OUTS[I] failed with
+ * errno ERR.  The engine has already dropped that output (fd = -1).
+ * sl_fanout serves the outputs in order, each chunk to every output
+ * before the next chunk, and calls this at once, so the outputs after
+ * OUTS[I] have not had the failed chunk yet.
  * Return 0 to go on with the others, or -1 to stop the copy at once.
  */
 typedef int sl_fail_fn(void *ctx, size_t i, int err);
@@ -76,6 +77,21 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  */
 int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
+
+/*
+ * sl_fanout, with the outputs that need a copy of every byte (regular
+ * files, stream sockets) written by threads of their own, one per CPU at
+ * most, once the stream has shown itself big enough to repay them.  Each
+ * output still gets every byte, in order, but one may run ahead of
+ * another by what the engine holds for it (at most 1 MiB of pipe per
+ * output), and FAIL may be called later than the failure: an output
+ * after OUTS[I] may have had the chunk that failed there, and more.  A
+ * caller that stops at the first failure wants sl_fanout.  Setting the
+ * environment variable SLUICE_THREADS to N allows at most N threads
+ * that copy (1: none but the caller's).
+ */
+int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
+    sl_fail_fn *fail, void *ctx);
 
 /* What sl_cat_open's FLAGS ask of the text, as cat's options. */
 #define SL_CAT_NUMBER		0x01	/* -n: number every line */

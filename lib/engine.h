@@ -168,6 +168,16 @@ ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
 ssize_t xfer_pipe(int in, int out, size_t len, int dup);
 
+/* lanes.c: outputs that need a copy, written by threads of their own. */
+struct lanes;
+size_t lanes_wanted(size_t ncopy);
+struct lanes *lanes_start(const int *outs, const int *proven, size_t n,
+    size_t workers, long min);
+int lanes_fd(const struct lanes *c, size_t k);
+int lanes_wait_room(struct lanes *c, size_t k);
+void lanes_posted(struct lanes *c, size_t k, size_t n);
+void lanes_stop(struct lanes *c, int *errs);
+
 /*
  * The engine's state of one output of sl_fanout, in the private space of
  * its struct sl_out.

@@ -55,6 +55,9 @@ enum { OUT_ZC = 1, OUT_WRITE };
  */
 #define GNU_CHUNK	8192
 
+/* The least a lane must hold: chunks of 64 KiB, not fewer. */
+#define LANE_MIN	(128L << 10)
+
 /* How long an output may stay full before its reader counts as stalled. */
 #define STALL_MS	1000
 
@@ -85,6 +88,10 @@ struct fan {
 				   the chunk pipe after this round's chunk
 				   when it was given back: every output's next */
 	size_t carry_at;
+	int parallel;		/* copies may run in threads (lanes.c) */
+	int lanes_tried;	/* lanes were started, or could not be */
+	struct lanes *lanes;	/* the lanes, or NULL */
+	int *lane_of;		/* output I's lane, or -1 */
 };
 
 /* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
@@ -95,6 +102,34 @@ failed(struct fan *f, size_t i, int err)
 	f->live--;
 	if (f->fail(f->ctx, i, err) == -1)
 		f->stop = 1;
+}
+
+/* N bytes went into OUTS[I]'s lane, if it has one: its worker's now. */
+static void
+posted(struct fan *f, size_t i, size_t n)
+{
+	if (f->lanes != NULL && f->lane_of[i] != -1)
+		lanes_posted(f->lanes, f->lane_of[i], n);
+}
+
+/*
+ * Before OUTS[I] is given a chunk: if it has a lane, wait until the lane
+ * has room for a whole chunk, and drop the output if its worker found it
+ * failed.  Return 1 if OUTS[I] is still served.
+ */
+static int
+ready(struct fan *f, size_t i)
+{
+	int err;
+
+	if (f->outs[i].fd == -1)
+		return 0;
+	if (f->lanes == NULL || f->lane_of[i] == -1)
+		return 1;
+	if ((err = lanes_wait_room(f->lanes, f->lane_of[i])) == 0)
+		return 1;
+	failed(f, i, err);
+	return 0;
 }
 
 /* Make BUF hold at least LEN bytes (BUF_SIZE, if that much memory can
@@ -138,6 +173,18 @@ room(struct end *e)
 	return 0;
 }
 
+/*
+ * The bytes of a chunk that output pipe I takes whole: all it holds, or,
+ * if it is a lane, half (a lane holds two chunks, see lanes.c).
+ */
+static long
+pipe_room(struct fan *f, size_t i)
+{
+	long n = pipe_size(&f->ends[i]);
+
+	return f->lanes != NULL && f->lane_of[i] != -1 ? n / 2 : n;
+}
+
 /* The longest chunk for this round: within every output's room. */
 static size_t
 limit(struct fan *f, size_t lim)
@@ -153,7 +200,7 @@ limit(struct fan *f, size_t lim)
 			continue;
 		/* Pipes grow: ask again, from the cache. */
 		if (f->ends[i].kind == K_PIPE)
-			out_state(o)->room = room(&f->ends[i]);
+			out_state(o)->room = pipe_room(f, i);
 		if (out_state(o)->room > 0 && (size_t)out_state(o)->room < lim)
 			lim = out_state(o)->room;
 	}
@@ -179,10 +226,12 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
 
-	if (write_all(o->fd, f->buf + off, len - off) == -1)
+	if (write_all(f->ends[i].fd, f->buf + off, len - off) == -1)
 		failed(f, i, errno);
-	else
+	else {
 		out_state(o)->moved += len - off;
+		posted(f, i, len - off);
+	}
 }
 
 /*
@@ -194,7 +243,7 @@ put(struct fan *f, size_t i, size_t off, size_t len)
 static int
 stalled(struct fan *f, size_t i)
 {
-	struct pollfd p = { .fd = f->outs[i].fd, .events = POLLOUT };
+	struct pollfd p = { .fd = f->ends[i].fd, .events = POLLOUT };
 	enum kind k = f->ends[i].kind;
 
 	/* 0 on room, or on an error the next call will meet. */
@@ -234,6 +283,7 @@ gave_zc(struct fan *f, size_t i, size_t n)
 	out_state(&f->outs[i])->moved += n;
 	out_state(&f->outs[i])->zc_moved += n;
 	pipe_carried(&f->ends[i], n);
+	posted(f, i, n);
 }
 
 /*
@@ -251,20 +301,78 @@ size_chunk(struct fan *f)
 
 	for (i = 0; i < f->n; i++)
 		if (f->outs[i].fd != -1 && f->ends[i].kind == K_PIPE &&
-		    pipe_size(&f->ends[i]) < want)
-			want = pipe_size(&f->ends[i]);
+		    pipe_room(f, i) < want)
+			want = pipe_room(f, i);
 	if (want == have || f->held > 0 || pipe_resize(&f->chunk_end, want) == -1)
 		return;
 	if (f->copy[0] != -1)
 		f->copy_size = pipe_grow_to(f->copy[1], f->chunk_end.size);
 }
 
+/*
+ * Return 1 if output I needs a copy of every byte (into a file's page
+ * cache, a socket's buffers) that a lane can make on another CPU.
+ */
+static int
+copies(struct fan *f, size_t i)
+{
+	return f->outs[i].fd != -1 && out_state(&f->outs[i])->path == OUT_ZC &&
+	    (f->ends[i].kind == K_FILE || f->ends[i].kind == K_SOCKET);
+}
+
+/*
+ * The stream has shown itself worth a big chunk pipe: worth threads
+ * too, if the caller allows them and the outputs that copy warrant them
+ * (lanes_wanted).  Their lanes take the place of those outputs here.
+ * Tried once; if lanes cannot be had, the copies stay on this thread.
+ */
+static void
+start_lanes(struct fan *f)
+{
+	size_t i, k = 0, ncopy = 0, workers;
+	int *outs, *proven;
+
+	if (!f->parallel || f->lanes_tried)
+		return;
+	f->lanes_tried = 1;
+	for (i = 0; i < f->n; i++)
+		ncopy += copies(f, i);
+	if ((workers = lanes_wanted(ncopy)) == 0)
+		return;
+	f->lane_of = malloc(f->n * sizeof *f->lane_of);
+	outs = malloc(ncopy * sizeof *outs);
+	proven = malloc(ncopy * sizeof *proven);
+	if (f->lane_of != NULL && outs != NULL && proven != NULL) {
+		for (i = 0; i < f->n; i++) {
+			f->lane_of[i] = -1;
+			if (!copies(f, i))
+				continue;
+			outs[k] = f->outs[i].fd;
+			proven[k] = out_state(&f->outs[i])->zc_moved > 0;
+			f->lane_of[i] = k++;
+		}
+		f->lanes = lanes_start(outs, proven, ncopy, workers,
+		    LANE_MIN);
+	}
+	free(outs);
+	free(proven);
+	if (f->lanes == NULL)
+		return;
+	for (i = 0; i < f->n; i++)
+		if (f->lane_of[i] != -1) {
+			end_init(&f->ends[i], lanes_fd(f->lanes, f->lane_of[i]));
+			f->ends[i].grown = 1;
+		}
+}
+
 /* N bytes went through the chunk pipe: size it for what comes next. */
 static void
 grow(struct fan *f, size_t n)
 {
-	if (pipe_warranted(&f->chunk_end, n))
+	if (pipe_warranted(&f->chunk_end, n)) {
 		f->chunk_want = PIPE_MAX;
+		start_lanes(f);
+	}
 	size_chunk(f);
 }
 
@@ -289,7 +397,7 @@ round_rw(struct fan *f)
 	} else if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
 		return n;
 	for (i = 0; i < f->n && !f->stop; i++)
-		if (f->outs[i].fd != -1)
+		if (ready(f, i))
 			put(f, i, 0, n);
 	/* A stream worth it: now take the chunk pipe, not before. */
 	if (f->can_zc && n >= (ssize_t)ZC_AFTER) {
@@ -384,7 +492,7 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 			put(f, i, off, len);
 			break;
 		}
-		k = xfer_pipe(f->copy[0], o->fd, len - off, 0);
+		k = xfer_pipe(f->copy[0], f->ends[i].fd, len - off, 0);
 		if (k > 0) {
 			off += k;
 			gave_zc(f, i, k);
@@ -424,7 +532,7 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 			put(f, i, 0, *len);
 			return 0;
 		}
-		k = xfer_pipe(f->chunk[0], o->fd, *len, 1);
+		k = xfer_pipe(f->chunk[0], f->ends[i].fd, *len, 1);
 		if (k > 0) {
 			gave_zc(f, i, k);
 			if (!*fixed) {
@@ -480,7 +588,7 @@ consume(struct fan *f, size_t i, size_t len)
 
 	while (!f->drained && o->fd != -1 && out_state(o)->path == OUT_ZC &&
 	    off < len && !(stall = stalled(f, i))) {
-		ssize_t k = xfer_pipe(f->chunk[0], o->fd, len - off, 0);
+		ssize_t k = xfer_pipe(f->chunk[0], f->ends[i].fd, len - off, 0);
 
 		if (k > 0) {
 			off += k;
@@ -541,8 +649,16 @@ round_zc(struct fan *f)
 		if (f->outs[i].fd != -1)
 			last = i;
 	for (i = 0; i < f->n && !f->stop; i++) {
-		if (f->outs[i].fd == -1)
+		if (!ready(f, i)) {
+			if (i == last) {
+				/* Nobody consumes the chunk: read it out. */
+				if (!f->drained &&
+				    take(f, f->chunk[0], 0, len) == -1)
+					return -1;
+				break;
+			}
 			continue;
+		}
 		r = i == last ? consume(f, i, len) : give(f, i, &len, &fixed);
 		if (r == -1)
 			return -1;
@@ -619,12 +735,33 @@ single(struct fan *f, size_t i)
 	return n;
 }
 
-int
-sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
+/*
+ * The workers are done: each output they served got what its lane was
+ * given, or failed; report those failures, in the order of the outputs.
+ */
+static void
+stop_lanes(struct fan *f)
+{
+	int *errs = calloc(f->n, sizeof *errs);
+	size_t i;
+
+	lanes_stop(f->lanes, errs);
+	f->lanes = NULL;
+	for (i = 0; i < f->n; i++)
+		if (f->lane_of[i] != -1 && errs != NULL && errs[f->lane_of[i]] &&
+		    f->outs[i].fd != -1 && !f->stop)
+			failed(f, i, errs[f->lane_of[i]]);
+	free(errs);
+}
+
+/* sl_fanout, with copies in threads if PARALLEL. */
+static int
+fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx,
+    int parallel)
 {
 	struct fan f = {
 		.outs = outs, .n = n, .fail = fail, .ctx = ctx,
-		.chunk = { -1, -1 }, .copy = { -1, -1 }
+		.chunk = { -1, -1 }, .copy = { -1, -1 }, .parallel = parallel
 	};
 	size_t i, only = 0;
 	int r = 1, saved;
@@ -651,10 +788,26 @@ sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
 			r = f.zc ? round_zc(&f) : round_rw(&f);
 	}
 	saved = errno;
+	if (f.lanes != NULL)
+		stop_lanes(&f);
+	free(f.lane_of);
 	close_pair(f.chunk);
 	close_pair(f.copy);
 	free(f.buf);
 	free(f.ends);
 	errno = saved;
 	return r < 0 ? -1 : 0;
+}
+
+int
+sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
+{
+	return fanout(in, outs, n, fail, ctx, 0);
+}
+
+int
+sl_fanout_parallel(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
+    void *ctx)
+{
+	return fanout(in, outs, n, fail, ctx, 1);
 }

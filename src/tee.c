@@ -182,7 +182,10 @@ main(int argc, char *argv[])
 		}
 	}
 
-	if (sl_fanout(STDIN_FILENO, outs, nfiles + 1, failed, &r) == -1) {
+	/* Where an error stops tee, no output may have had more than GNU
+	 * gives it: outputs served in order, on one thread. */
+	if ((exits(r.mode) ? sl_fanout : sl_fanout_parallel)(STDIN_FILENO,
+	    outs, nfiles + 1, failed, &r) == -1) {
 		warn("%s", _("read error"));
 		r.ok = 0;
 	}
