@@ -137,6 +137,14 @@ check: all unit
 check-san:
 	SLUICE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
 
+# The fan-out's unit tests, threads and lanes included, under
+# ThreadSanitizer.
+TSANFLAGS = -O1 -g -fsanitize=thread
+check-tsan:
+	$(MAKE) BUILD=build-tsan CFLAGS="$(TSANFLAGS)" LDFLAGS="$(TSANFLAGS)" \
+		build-tsan/unit/test_fanout
+	BUILD=build-tsan t/run build-tsan/unit/test_fanout
+
 # cat's portable loops as a build without SSE2 has them (8 bytes in a
 # word), tested against the model beside the SIMD levels of this CPU.
 check-format-portable:
@@ -326,7 +334,7 @@ clean:
 	rm -rf build build-san build-portable build-static build-clang build-fuzz \
 		build-nonls build-nosse2
 
-.PHONY: all bin libs sluice unit check check-san check-format-portable \
+.PHONY: all bin libs sluice unit check check-san check-format-portable check-tsan \
 	check-host check-multi static check-static check-clang check-nonls \
 	check-deb bench bench-bin install install-bin install-bin-multi \
 	install-lib uninstall check-install check-example fuzz check-valgrind \

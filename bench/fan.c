@@ -1,7 +1,7 @@
 /*
  * fan: run one benchmarked command and report its time and CPU.
  *
- *	fan [-k K] [-r] [-p SIZE] [-n BYTES] [-t SECS] [-s SECS] [-o FILE]
+ *	fan [-k K] [-r] [-u] [-p SIZE] [-n BYTES] [-t SECS] [-s SECS] [-o FILE]
  *	    -- COMMAND [ARG...]
  *
  * Runs COMMAND with this program's standard input and output and waits
@@ -15,6 +15,9 @@
  *	   COMMAND's standard output, the others are appended to its
  *	   arguments as /dev/fd/N.  Every pipe must then carry exactly BYTES
  *	   (-n) bytes and reach its end.
+ * -u	   make the K outputs local stream sockets (socketpair(2)), not
+ *	   pipes, each emptied by read(2) of 128 KiB (-r is implied); only
+ *	   the first, COMMAND's standard output, can be opened by a name.
  * -p SIZE set the pipes we make, and our standard input and output if
  *	   they are pipes, to SIZE bytes (F_SETPIPE_SZ) before COMMAND starts;
  *	   COMMAND may grow them again.
@@ -40,6 +43,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -70,7 +74,7 @@ alarmed(int sig)
 		kill(child, SIGKILL);
 }
 
-/* Empty pipe FD till its end; return the byte count. */
+/* Empty pipe (or socket, with RD) FD till its end; return the byte count. */
 static uint64_t
 drain(int fd, int rd)
 {
@@ -139,7 +143,7 @@ number(const char *s)
 int
 main(int argc, char **argv)
 {
-	int c, k = 0, rd = 0, status, (*p)[2] = NULL, bad = 0, i, j;
+	int c, k = 0, rd = 0, sock = 0, status, (*p)[2] = NULL, bad = 0, i, j;
 	long psize = 0;
 	double tmax = 0, samp = 0;
 	uint64_t want = 0, bytes = 0, total = 0, t0, t1, cpu, *got = NULL;
@@ -149,10 +153,11 @@ main(int argc, char **argv)
 	struct rusage ru;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "+k:rp:n:t:s:o:")) != -1) {
+	while ((c = getopt(argc, argv, "+k:rup:n:t:s:o:")) != -1) {
 		switch (c) {
 		case 'k': k = (int)number(optarg); break;
 		case 'r': rd = 1; break;
+		case 'u': sock = rd = 1; break;
 		case 'p': psize = number(optarg); break;
 		case 'n': want = strtoull(optarg, NULL, 10); break;
 		case 't': tmax = strtod(optarg, NULL); break;
@@ -162,7 +167,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || k > MAXK)
-		errx(2, "usage: fan [-k K] [-r] [-p SIZE] [-n BYTES] [-t SECS] "
+		errx(2, "usage: fan [-k K] [-r] [-u] [-p SIZE] [-n BYTES] [-t SECS] "
 		    "[-s SECS] [-o FILE] -- COMMAND [ARG...]");
 	if (psize) {
 		setsize(0, psize);
@@ -183,9 +188,10 @@ main(int argc, char **argv)
 		    got == MAP_FAILED)
 			err(2, "alloc");
 		for (i = 0; i < k; i++) {
-			if (pipe(p[i]) == -1)
-				err(2, "pipe");
-			if (psize)
+			if (sock ? socketpair(AF_UNIX, SOCK_STREAM, 0, p[i]) :
+			    pipe(p[i]))
+				err(2, sock ? "socketpair" : "pipe");
+			if (psize && !sock)
 				setsize(p[i][1], psize);
 		}
 		for (i = 0; i < k; i++) {

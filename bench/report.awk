@@ -179,6 +179,9 @@ END {
 					line = line (line == "" ? "" : ", ") rtext(label[gcol[g]])
 			if (line == "")
 				continue
+			if (ratio(sc, "-", "sluice", "serial"))
+				line = line ", " rtext(label["serial"])
+			stats(k)
 			printf "- sluice %s ran %s: %s (%s %s)\n", fams[i], line, text[sc], fmt(MED), unitname(sc)
 		}
 	}
@@ -199,6 +202,15 @@ END {
 		}
 		for (g = 1; g <= ng; g++) {
 			line = line " | sluice vs " label[gcol[g]]
+			sep = sep "|---:"
+		}
+		# Rows that measure cores have sluice on one thread too.
+		serial = 0
+		for (c = 1; c <= ncol; c++)
+			if (col[c] == "serial")
+				serial = 1
+		if (serial) {
+			line = line " | sluice vs " label["serial"]
 			sep = sep "|---:"
 		}
 		print line " |"
@@ -231,6 +243,8 @@ END {
 			}
 			for (g = 1; g <= ng; g++)
 				line = line " | " (ratio(sc, "-", "sluice", gcol[g]) ? rtext() : "-")
+			if (serial)
+				line = line " | " (ratio(sc, "-", "sluice", "serial") ? rtext() : "-")
 			print line " |"
 		}
 	}

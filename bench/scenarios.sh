@@ -32,6 +32,10 @@ tee_pv_cold	tee	rate	cold>tee|pv	tee < FILE | pv > /dev/null, FILE written, cold
 tee_cat_pv	tee	rate	cat|tee|pv	cat FILE | tee | pv > /dev/null
 tee_dd	tee	rate	dd|tee	dd if=/dev/zero bs=1M | tee /dev/null > /dev/null
 startup_tee	tee	us	-	echo x | tee FILE
+tee_2files_smp	tee	rate	tee-2files*	pipe > tee F1 F2 > /dev/null (tmpfs), every CPU
+tee_4files_smp	tee	rate	tee-4files*	pipe > tee F1 F2 F3 F4 > /dev/null (tmpfs), every CPU
+tee_2disk_smp	tee	rate	tee-2disk*	pipe > tee F1 F2 > /dev/null (disk), every CPU
+tee_sock_smp	tee	rate	tee-sock*	pipe > tee FILE > socket (tmpfs; a reader drains the socket), every CPU
 memory	tee	kib	-	pipe > tee FILE > pipe
 cat_pipe	cat	rate	cat|splice	pipe > cat > pipe, reader splices
 cat_filepipe	cat	rate	file>cat|	tmpfs file > cat > pipe, reader splices
@@ -273,6 +277,43 @@ sc_tee_4files() { # TOOL N
 		sized "$T/q$i" "$2" || return 1
 	done
 	rm -f "$T"/q?
+	R_BYTES=$2
+	rus time
+}
+
+# The rows that measure cores: every process may run on every CPU
+# (ALLCPU), so that tee's threads have somewhere to run, and so may the
+# serial tools' producers and readers.
+# N bytes from limit-yes into K files in DIR, stdout to /dev/null.
+sc_tee_2files_smp() { tee_files_smp "$1" "$2" 2 "$T"; }
+sc_tee_4files_smp() { tee_files_smp "$1" "$2" 4 "$T"; }
+sc_tee_2disk_smp() { tee_files_smp "$1" "$2" 2 "$D"; }
+tee_files_smp() { # TOOL N K DIR
+	local i a=()
+	set_cmd tee "$1"
+	rm -f "$4"/q?
+	for ((i = 1; i <= $3; i++)); do a+=("$4/q$i"); done
+	taskset -c "$ALLCPU" "$BB/limit-yes" "$2" |
+	    taskset -c "$ALLCPU" "$BB/fan" -t $TO -o "$T/rus" -- "${CMD[@]}" 	    "${a[@]}" >/dev/null 2>"$T/err"
+	ok "${PIPESTATUS[@]}" || return 1
+	for ((i = 1; i <= $3; i++)); do
+		sized "$4/q$i" "$2" || return 1
+	done
+	rm -f "$4"/q?
+	R_BYTES=$2
+	rus time
+}
+# N bytes from limit-yes into a tmpfs file and a local stream socket
+# (bench/fan -u: its reader read(2)s and checks it got N bytes).
+sc_tee_sock_smp() { # TOOL N
+	set_cmd tee "$1"
+	rm -f "$T/q1"
+	taskset -c "$ALLCPU" "$BB/limit-yes" "$2" |
+	    taskset -c "$ALLCPU" "$BB/fan" -u -k 1 -n "$2" -t $TO \
+	    -o "$T/rus" -- "${CMD[@]}" "$T/q1" 2>"$T/err"
+	ok "${PIPESTATUS[@]}" || return 1
+	sized "$T/q1" "$2" || return 1
+	rm -f "$T/q1"
 	R_BYTES=$2
 	rus time
 }

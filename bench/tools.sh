@@ -5,6 +5,7 @@
 #
 # A tool is one word:
 #   sluice       $BUILD/yes, tee, cat (a command that is not built has no rows)
+#   serial       $BUILD/tee with SLUICE_THREADS=1: copies on one thread
 #   gnu-VERSION  GNU coreutils VERSION: /usr/bin, and each directory of
 #                BENCH_GNU (dir[:dir...]) holding GNU builds; the version
 #                is the last word of the first line of `CMD --version`
@@ -55,6 +56,7 @@ set_cmd() { # COMMAND TOOL
 	case $2 in
 	gnu-*) CMD=("${GNU_PATH["$1 $2"]}") ;;
 	sluice) CMD=("$BUILD/$1") ;;
+	serial) CMD=(env SLUICE_THREADS=1 "$BUILD/$1") ;;
 	busybox) CMD=(busybox "$1") ;;
 	toybox) CMD=(toybox "$1") ;;
 	uutils) CMD=(coreutils "$1") ;;
@@ -92,6 +94,7 @@ find_peers() {
 	command -v gnuplot >/dev/null 2>&1 || MISSING+=(gnuplot)
 	command -v taskset >/dev/null 2>&1 || MISSING+=(taskset)
 	LABEL[sluice]=sluice
+	LABEL[serial]="sluice, 1 thread"
 	LABEL[pv]=pv
 	LABEL[limit]="limit loop"
 }

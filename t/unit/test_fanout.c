@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,13 +126,18 @@ reap(void)
 struct log {
 	int calls, err, stop;
 	size_t i;
+	int elsewhere;		/* a call came on another thread */
 };
+
+static pthread_t main_thread;
 
 static int
 on_fail(void *ctx, size_t i, int err)
 {
 	struct log *l = ctx;
 
+	if (!pthread_equal(pthread_self(), main_thread))
+		l->elsewhere = 1;
 	l->calls++;
 	l->i = i;
 	l->err = err;
@@ -302,6 +309,74 @@ test_nonblocking(const char *zc)
 	    "non-blocking input and outputs, SLUICE_ZEROCOPY=%s", zc);
 }
 
+/*
+ * A stream big enough for threads into files and /dev/null, by
+ * sl_fanout_parallel: every file gets every byte (ThreadSanitizer
+ * watches the lanes here, see `make check-tsan`).
+ */
+static void
+test_parallel_files(void)
+{
+	struct sl_out o[4];
+	struct log l = { 0 };
+	int in, r;
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(64 << 20);
+	in = feeder(65536);
+	o[0].fd = xopen("/dev/null", O_WRONLY);
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	o[3].fd = file("f3", NULL, 0);
+	r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+	close_outs(o, 4);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 0 && holds("f1", NULL) && holds("f2", NULL) &&
+	    holds("f3", NULL), "parallel: 64 MiB into three files, exact");
+}
+
+/*
+ * A socket whose reader leaves after 1 MiB, and a file: the socket's
+ * EPIPE (SIGPIPE ignored) is reported once, on the caller's thread; the
+ * file gets every byte.
+ */
+static void
+test_parallel_failure(void)
+{
+	struct sl_out o[2];
+	struct log l = { 0 };
+	int in, r, sv[2];
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(64 << 20);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		bail_out("socketpair: %s", strerror(errno));
+	if (xfork() == 0) {
+		char buf[65536];
+		size_t got = 0;
+		ssize_t n;
+
+		close(sv[1]);
+		while (got < (1u << 20) &&
+		    (n = read(sv[0], buf, sizeof buf)) > 0)
+			got += n;
+		_exit(0);
+	}
+	close(sv[0]);
+	in = feeder(65536);
+	o[0].fd = file("f1", NULL, 0);
+	o[1].fd = sv[1];
+	r = sl_fanout_parallel(in, o, 2, on_fail, &l);
+	close_outs(o, 2);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == EPIPE &&
+	    !l.elsewhere && o[1].fd == -1 && holds("f1", NULL),
+	    "parallel: a socket output fails, reported on the caller's "
+	    "thread, the file exact");
+}
+
 int
 main(void)
 {
@@ -311,6 +386,7 @@ main(void)
 	size_t i, j;
 
 	signal(SIGPIPE, SIG_IGN);
+	main_thread = pthread_self();
 	xtmpdir(dir, sizeof dir);
 	if (chdir(dir) == -1)
 		bail_out("chdir %s: %s", dir, strerror(errno));
@@ -326,6 +402,8 @@ main(void)
 	}
 	test_all_gone();
 	test_read_error();
+	test_parallel_files();
+	test_parallel_failure();
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		ok(0, "remove %s", dir);
