@@ -186,7 +186,8 @@ struct out_state {
 	int path;		/* how the output is written */
 	off_t moved;		/* bytes delivered so far */
 	off_t zc_moved;		/* ... of them by zero-copy */
-	long room;		/* bytes it can buffer, 0 unbounded */
+	long room;		/* bytes it can buffer, as it started (a
+				   pipe's is asked anew), 0 unbounded */
 };
 
 _Static_assert(sizeof(struct out_state) <=

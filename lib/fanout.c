@@ -31,6 +31,13 @@
  * pipe quota but what its output pipes hold (a full pipe cannot be
  * shrunk).  The stream goes on by read/write, and takes new private
  * pipes, at the default size, once a read shows it is worth it again.
+ *
+ * sl_fanout_parallel also moves the copies off this thread once the
+ * stream warrants a big chunk pipe: each output that needs a copy (a
+ * file, a stream socket) gets a lane (lanes.c), a pipe that takes the
+ * output's place here and that a worker thread writes out.  A lane holds
+ * two chunks at most, so that the order above holds within that window,
+ * and beyond it this thread waits for the slowest output.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +55,31 @@
 enum { OUT_ZC = 1, OUT_WRITE };
 
 /*
+ * The path of the stream (struct fan.mode).  Only MODE_ZC has a chunk
+ * pipe in use; MODE_RW_UNTIL moves to MODE_ZC after a read of ZC_AFTER
+ * bytes, MODE_ZC back to MODE_RW_UNTIL when an output stalls
+ * (release_pipes), and either to MODE_RW when zero-copy is refused.
+ */
+enum mode {
+	MODE_RW,		/* read/write, for good */
+	MODE_RW_UNTIL,		/* read/write until a read shows a stream */
+	MODE_ZC			/* each chunk through the chunk pipe */
+};
+
+/*
+ * Where the round's chunk is, on the zero-copy path (struct
+ * fan.chunk_at): write(2) outputs need it in BUF; an output that cannot
+ * be given it from the pipe moves it there for good.
+ */
+enum chunk_at {
+	AT_PIPE,		/* in the chunk pipe */
+	AT_PIPE_AND_BUF,	/* there, and read out of the copy pipe into
+				   BUF for the write(2) outputs */
+	AT_BUF			/* read out of the chunk pipe into BUF: the
+				   outputs left get it by write(2) */
+};
+
+/*
  * GNU tee's read size.  Where the size of the chunks shows, tee uses it
  * too: when two outputs are the same file or pipe (the chunks interleave
  * there: `tee -a f f`), and into a socket that keeps writes apart (each
@@ -61,9 +93,19 @@ enum { OUT_ZC = 1, OUT_WRITE };
 /* How long an output may stay full before its reader counts as stalled. */
 #define STALL_MS	1000
 
+/*
+ * A fan-out.  What holds between rounds:
+ * - LIVE counts the outputs whose fd is not -1;
+ * - in MODE_ZC the chunk pipe is open and HELD is what it holds: input
+ *   no output has had yet; the copy pipe, if open, is empty;
+ * - CARRY bytes wait in BUF only right after release_pipes, for the next
+ *   read/write round;
+ * - with LANES, output I has a lane if LANE_OF[I] is not -1, and ENDS[I]
+ *   is then the lane's write end, not the output.
+ */
 struct fan {
 	struct sl_out *outs;
-	struct end *ends;	/* what each output is */
+	struct end *ends;	/* what each output is (or its lane) */
 	size_t n;		/* outputs */
 	size_t live;		/* outputs not dropped */
 	sl_fail_fn *fail;
@@ -71,8 +113,7 @@ struct fan {
 	int stop;		/* FAIL asked to stop */
 	struct end in;
 	int gnu_chunks;		/* chunks of GNU_CHUNK: two outputs alias */
-	int zc;			/* on the zero-copy path */
-	int can_zc;		/* the zero-copy path may be tried */
+	enum mode mode;
 	off_t in_moved;		/* bytes spliced from the input */
 	int chunk[2];		/* the chunk pipe */
 	struct end chunk_end;	/* its write end, for its size */
@@ -82,8 +123,7 @@ struct fan {
 	long copy_size;		/* its capacity */
 	char *buf;		/* the chunk in memory */
 	size_t bufsize;
-	int mem;		/* this round's chunk is in BUF */
-	int drained;		/* ... and no longer in the chunk pipe */
+	enum chunk_at chunk_at;	/* MODE_ZC: where this round's chunk is */
 	size_t carry;		/* input bytes at BUF + CARRY_AT, read out of
 				   the chunk pipe after this round's chunk
 				   when it was given back: every output's next */
@@ -96,7 +136,7 @@ struct fan {
 
 /* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
 static void
-failed(struct fan *f, size_t i, int err)
+drop_output(struct fan *f, size_t i, int err)
 {
 	f->outs[i].fd = -1;
 	f->live--;
@@ -106,7 +146,7 @@ failed(struct fan *f, size_t i, int err)
 
 /* N bytes went into OUTS[I]'s lane, if it has one: its worker's now. */
 static void
-posted(struct fan *f, size_t i, size_t n)
+lane_count(struct fan *f, size_t i, size_t n)
 {
 	if (f->lanes != NULL && f->lane_of[i] != -1)
 		lanes_posted(f->lanes, f->lane_of[i], n);
@@ -118,7 +158,7 @@ posted(struct fan *f, size_t i, size_t n)
  * failed.  Return 1 if OUTS[I] is still served.
  */
 static int
-ready(struct fan *f, size_t i)
+output_ready(struct fan *f, size_t i)
 {
 	int err;
 
@@ -128,7 +168,7 @@ ready(struct fan *f, size_t i)
 		return 1;
 	if ((err = lanes_wait_room(f->lanes, f->lane_of[i])) == 0)
 		return 1;
-	failed(f, i, err);
+	drop_output(f, i, err);
 	return 0;
 }
 
@@ -154,11 +194,11 @@ need_buf(struct fan *f, size_t len)
  * The most bytes the output described by E can buffer, once its reader
  * has taken what came before: what one output may be given ahead of the
  * others.  A whole pipe (the chunk pipe is sized so that a chunk's pages
- * fit too, see size_chunk); a quarter of a socket's send buffer, whose
+ * fit too, see size_chunk_pipe); a quarter of a socket's send buffer, whose
  * bookkeeping also counts.  0: no bound (files, devices).
  */
 static size_t
-room(struct end *e)
+end_room(struct end *e)
 {
 	int sz;
 	socklen_t len = sizeof sz;
@@ -185,32 +225,34 @@ pipe_room(struct fan *f, size_t i)
 	return f->lanes != NULL && f->lane_of[i] != -1 ? n / 2 : n;
 }
 
+/* The room of output I (see end_room) now: a pipe's grows. */
+static size_t
+output_room(struct fan *f, size_t i)
+{
+	if (f->ends[i].kind == K_PIPE)
+		return pipe_room(f, i);
+	return out_state(&f->outs[i])->room;
+}
+
 /* The longest chunk for this round: within every output's room. */
 static size_t
-limit(struct fan *f, size_t lim)
+chunk_limit(struct fan *f, size_t lim)
 {
-	size_t i;
+	size_t i, room;
 
 	if (f->gnu_chunks && lim > GNU_CHUNK)
 		lim = GNU_CHUNK;
-	for (i = 0; i < f->n; i++) {
-		struct sl_out *o = &f->outs[i];
-
-		if (o->fd == -1)
-			continue;
-		/* Pipes grow: ask again, from the cache. */
-		if (f->ends[i].kind == K_PIPE)
-			out_state(o)->room = pipe_room(f, i);
-		if (out_state(o)->room > 0 && (size_t)out_state(o)->room < lim)
-			lim = out_state(o)->room;
-	}
+	for (i = 0; i < f->n; i++)
+		if (f->outs[i].fd != -1 && (room = output_room(f, i)) > 0 &&
+		    room < lim)
+			lim = room;
 	/* Never 0: a chunk of one byte still moves. */
 	return lim > 0 ? lim : 1;
 }
 
 /* Read N bytes of pipe P into BUF at OFF; return 0, or -1 with errno. */
 static int
-take(struct fan *f, int p, size_t off, size_t n)
+pipe_to_buf(struct fan *f, int p, size_t off, size_t n)
 {
 	if (need_buf(f, off + n) == -1)
 		return -1;
@@ -222,15 +264,15 @@ take(struct fan *f, int p, size_t off, size_t n)
  * failure.
  */
 static void
-put(struct fan *f, size_t i, size_t off, size_t len)
+write_buf(struct fan *f, size_t i, size_t off, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
 
 	if (write_all(f->ends[i].fd, f->buf + off, len - off) == -1)
-		failed(f, i, errno);
+		drop_output(f, i, errno);
 	else {
 		out_state(o)->moved += len - off;
-		posted(f, i, len - off);
+		lane_count(f, i, len - off);
 	}
 }
 
@@ -238,10 +280,10 @@ put(struct fan *f, size_t i, size_t off, size_t len)
  * Before zero-copy gives OUTS[I] more: if it is a pipe or a socket with
  * no room, wait for room; return 1 if none came within STALL_MS (its
  * reader stalled: the caller moves the chunk to memory and calls
- * give_back), else 0.
+ * release_pipes), else 0.
  */
 static int
-stalled(struct fan *f, size_t i)
+output_stalled(struct fan *f, size_t i)
 {
 	struct pollfd p = { .fd = f->ends[i].fd, .events = POLLOUT };
 	enum kind k = f->ends[i].kind;
@@ -260,16 +302,16 @@ stalled(struct fan *f, size_t i)
  * errno set if the chunk pipe could not be read.
  */
 static int
-give_back(struct fan *f, size_t len)
+release_pipes(struct fan *f, size_t len)
 {
-	if (f->held > len && take(f, f->chunk[0], len, f->held - len) == -1)
+	if (f->held > len && pipe_to_buf(f, f->chunk[0], len, f->held - len) == -1)
 		return -1;
 	f->carry = f->held - len;
 	f->carry_at = len;
 	f->held = len;
 	close_pair(f->chunk);
 	close_pair(f->copy);
-	f->zc = 0;
+	f->mode = MODE_RW_UNTIL;
 	return 0;
 }
 
@@ -278,12 +320,12 @@ give_back(struct fan *f, size_t len)
  * its error, not a refusal to fall back from.
  */
 static void
-gave_zc(struct fan *f, size_t i, size_t n)
+count_zc(struct fan *f, size_t i, size_t n)
 {
 	out_state(&f->outs[i])->moved += n;
 	out_state(&f->outs[i])->zc_moved += n;
 	pipe_carried(&f->ends[i], n);
-	posted(f, i, n);
+	lane_count(f, i, n);
 }
 
 /*
@@ -294,7 +336,7 @@ gave_zc(struct fan *f, size_t i, size_t n)
  * The copy pipe follows, so that tee(2) into it takes any chunk whole.
  */
 static void
-size_chunk(struct fan *f)
+size_chunk_pipe(struct fan *f)
 {
 	long want = f->chunk_want, have = pipe_size(&f->chunk_end);
 	size_t i;
@@ -314,7 +356,7 @@ size_chunk(struct fan *f)
  * cache, a socket's buffers) that a lane can make on another CPU.
  */
 static int
-copies(struct fan *f, size_t i)
+needs_copy(struct fan *f, size_t i)
 {
 	return f->outs[i].fd != -1 && out_state(&f->outs[i])->path == OUT_ZC &&
 	    (f->ends[i].kind == K_FILE || f->ends[i].kind == K_SOCKET);
@@ -336,7 +378,7 @@ start_lanes(struct fan *f)
 		return;
 	f->lanes_tried = 1;
 	for (i = 0; i < f->n; i++)
-		ncopy += copies(f, i);
+		ncopy += needs_copy(f, i);
 	if ((workers = lanes_wanted(ncopy)) == 0)
 		return;
 	f->lane_of = malloc(f->n * sizeof *f->lane_of);
@@ -345,7 +387,7 @@ start_lanes(struct fan *f)
 	if (f->lane_of != NULL && outs != NULL && proven != NULL) {
 		for (i = 0; i < f->n; i++) {
 			f->lane_of[i] = -1;
-			if (!copies(f, i))
+			if (!needs_copy(f, i))
 				continue;
 			outs[k] = f->outs[i].fd;
 			proven[k] = out_state(&f->outs[i])->zc_moved > 0;
@@ -367,13 +409,13 @@ start_lanes(struct fan *f)
 
 /* N bytes went through the chunk pipe: size it for what comes next. */
 static void
-grow(struct fan *f, size_t n)
+chunk_pipe_carried(struct fan *f, size_t n)
 {
 	if (pipe_warranted(&f->chunk_end, n)) {
 		f->chunk_want = PIPE_MAX;
 		start_lanes(f);
 	}
-	size_chunk(f);
+	size_chunk_pipe(f);
 }
 
 /* One round of the read/write path.  Return 1 to go on, 0 at end of
@@ -381,7 +423,7 @@ grow(struct fan *f, size_t n)
 static int
 round_rw(struct fan *f)
 {
-	size_t i, lim = limit(f, BUF_SIZE);
+	size_t i, lim = chunk_limit(f, BUF_SIZE);
 	ssize_t n;
 
 	/* Short of memory, smaller chunks (down to a page) only cost more
@@ -397,18 +439,18 @@ round_rw(struct fan *f)
 	} else if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
 		return n;
 	for (i = 0; i < f->n && !f->stop; i++)
-		if (ready(f, i))
-			put(f, i, 0, n);
+		if (output_ready(f, i))
+			write_buf(f, i, 0, n);
 	/* A stream worth it: now take the chunk pipe, not before. */
-	if (f->can_zc && n >= (ssize_t)ZC_AFTER) {
+	if (f->mode == MODE_RW_UNTIL && n >= (ssize_t)ZC_AFTER) {
 		if (pipe_private(f->chunk) == -1) {
-			f->can_zc = 0;
+			f->mode = MODE_RW;
 			return 1;
 		}
 		end_init(&f->chunk_end, f->chunk[1]);
 		f->chunk_want = pipe_size(&f->chunk_end);
-		size_chunk(f);
-		f->zc = 1;
+		size_chunk_pipe(f);
+		f->mode = MODE_ZC;
 	}
 	return 1;
 }
@@ -418,7 +460,7 @@ round_rw(struct fan *f)
  * while empty takes any chunk whole.  Return 0, or -1 with errno set.
  */
 static int
-open_copy(struct fan *f)
+open_copy_pipe(struct fan *f)
 {
 	if (f->copy[0] != -1)
 		return 0;
@@ -436,12 +478,12 @@ open_copy(struct fan *f)
  * with errno set.
  */
 static int
-to_memory(struct fan *f, size_t have, size_t len)
+chunk_to_buf(struct fan *f, size_t have, size_t len)
 {
-	if (take(f, f->copy[0], 0, have) == -1 ||
-	    take(f, f->chunk[0], 0, len) == -1)
+	if (pipe_to_buf(f, f->copy[0], 0, have) == -1 ||
+	    pipe_to_buf(f, f->chunk[0], 0, len) == -1)
 		return -1;
-	f->mem = f->drained = 1;
+	f->chunk_at = AT_BUF;
 	return 0;
 }
 
@@ -449,23 +491,23 @@ to_memory(struct fan *f, size_t have, size_t len)
  * Put a copy of the chunk's first *LEN bytes into the empty copy pipe.
  * If the chunk is not fixed yet (*FIXED 0), what tee(2) takes fixes it.
  * Return 0, or -1 with errno set if the chunk could not be duplicated
- * (then it is in memory, see to_memory).
+ * (then it is in memory, see chunk_to_buf).
  */
 static int
-dup_chunk(struct fan *f, size_t *len, int *fixed)
+chunk_to_copy_pipe(struct fan *f, size_t *len, int *fixed)
 {
 	ssize_t k;
 
-	if (open_copy(f) == -1)
-		return to_memory(f, 0, *len);
+	if (open_copy_pipe(f) == -1)
+		return chunk_to_buf(f, 0, *len);
 	k = xfer_pipe(f->chunk[0], f->copy[1], *len, 1);
 	if (k <= 0)
-		return to_memory(f, 0, *len);
+		return chunk_to_buf(f, 0, *len);
 	if (!*fixed) {
 		*fixed = 1;
 		*len = k;
 	} else if ((size_t)k < *len)
-		return to_memory(f, k, *len);	/* the copy pipe is full */
+		return chunk_to_buf(f, k, *len);	/* the copy pipe is full */
 	return 0;
 }
 
@@ -476,7 +518,7 @@ dup_chunk(struct fan *f, size_t *len, int *fixed)
  * Return 0, or -1 with errno set if the copy pipe itself failed.
  */
 static int
-from_copy(struct fan *f, size_t i, size_t off, size_t len)
+copy_pipe_to_output(struct fan *f, size_t i, size_t off, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
 	int err;
@@ -484,28 +526,28 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
 	while (off < len && o->fd != -1) {
 		ssize_t k;
 
-		if (stalled(f, i)) {
+		if (output_stalled(f, i)) {
 			/* The chunk pipe still holds it all: from there. */
-			if (take(f, f->copy[0], off, len - off) == -1 ||
-			    to_memory(f, 0, len) == -1 || give_back(f, len) == -1)
+			if (pipe_to_buf(f, f->copy[0], off, len - off) == -1 ||
+			    chunk_to_buf(f, 0, len) == -1 || release_pipes(f, len) == -1)
 				return -1;
-			put(f, i, off, len);
+			write_buf(f, i, off, len);
 			break;
 		}
 		k = xfer_pipe(f->copy[0], f->ends[i].fd, len - off, 0);
 		if (k > 0) {
 			off += k;
-			gave_zc(f, i, k);
+			count_zc(f, i, k);
 			continue;
 		}
 		err = k == 0 ? EIO : errno;	/* a pipe we hold cannot end */
-		if (take(f, f->copy[0], off, len - off) == -1)
+		if (pipe_to_buf(f, f->copy[0], off, len - off) == -1)
 			return -1;
 		if (out_state(o)->zc_moved == 0 && is_refusal(err)) {
 			out_state(o)->path = OUT_WRITE;
-			put(f, i, off, len);
+			write_buf(f, i, off, len);
 		} else
-			failed(f, i, err);
+			drop_output(f, i, err);
 		break;
 	}
 	return 0;
@@ -517,24 +559,24 @@ from_copy(struct fan *f, size_t i, size_t off, size_t len)
  * set if the engine's own pipes failed.
  */
 static int
-give(struct fan *f, size_t i, size_t *len, int *fixed)
+give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 {
 	struct sl_out *o = &f->outs[i];
 	ssize_t k = 0;
 
-	if (!f->drained && out_state(o)->path == OUT_ZC &&
+	if (f->chunk_at != AT_BUF && out_state(o)->path == OUT_ZC &&
 	    f->ends[i].kind == K_PIPE) {
-		if (stalled(f, i)) {
+		if (output_stalled(f, i)) {
 			*fixed = 1;
-			if (to_memory(f, 0, *len) == -1 ||
-			    give_back(f, *len) == -1)
+			if (chunk_to_buf(f, 0, *len) == -1 ||
+			    release_pipes(f, *len) == -1)
 				return -1;
-			put(f, i, 0, *len);
+			write_buf(f, i, 0, *len);
 			return 0;
 		}
 		k = xfer_pipe(f->chunk[0], f->ends[i].fd, *len, 1);
 		if (k > 0) {
-			gave_zc(f, i, k);
+			count_zc(f, i, k);
 			if (!*fixed) {
 				*fixed = 1;
 				*len = k;
@@ -543,34 +585,34 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
 				return 0;
 		} else if (out_state(o)->zc_moved > 0 || k == 0 ||
 		    !is_refusal(errno)) {
-			failed(f, i, k == 0 ? EIO : errno);
+			drop_output(f, i, k == 0 ? EIO : errno);
 			return 0;
 		} else {
 			out_state(o)->path = OUT_WRITE;
 			k = 0;
 		}
 	}
-	if (f->mem) {
-		put(f, i, k, *len);
+	if (f->chunk_at != AT_PIPE) {
+		write_buf(f, i, k, *len);
 		return 0;
 	}
-	if (dup_chunk(f, len, fixed) == -1)
+	if (chunk_to_copy_pipe(f, len, fixed) == -1)
 		return -1;
-	if (f->mem) {
-		put(f, i, k, *len);
+	if (f->chunk_at != AT_PIPE) {
+		write_buf(f, i, k, *len);
 		return 0;
 	}
 	if (out_state(o)->path == OUT_ZC) {
 		/* The output took K bytes straight: skip them here. */
-		if (k > 0 && take(f, f->copy[0], 0, k) == -1)
+		if (k > 0 && pipe_to_buf(f, f->copy[0], 0, k) == -1)
 			return -1;
-		return from_copy(f, i, k, *len);
+		return copy_pipe_to_output(f, i, k, *len);
 	}
 	/* A write(2) output: the chunk goes to memory, once a round. */
-	if (take(f, f->copy[0], 0, *len) == -1)
+	if (pipe_to_buf(f, f->copy[0], 0, *len) == -1)
 		return -1;
-	f->mem = 1;
-	put(f, i, 0, *len);
+	f->chunk_at = AT_PIPE_AND_BUF;
+	write_buf(f, i, 0, *len);
 	return 0;
 }
 
@@ -580,33 +622,34 @@ give(struct fan *f, size_t i, size_t *len, int *fixed)
  * own pipes failed.
  */
 static int
-consume(struct fan *f, size_t i, size_t len)
+give_last(struct fan *f, size_t i, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
 	size_t off = 0;
 	int stall = 0;
 
-	while (!f->drained && o->fd != -1 && out_state(o)->path == OUT_ZC &&
-	    off < len && !(stall = stalled(f, i))) {
+	while (f->chunk_at != AT_BUF && o->fd != -1 &&
+	    out_state(o)->path == OUT_ZC &&
+	    off < len && !(stall = output_stalled(f, i))) {
 		ssize_t k = xfer_pipe(f->chunk[0], f->ends[i].fd, len - off, 0);
 
 		if (k > 0) {
 			off += k;
-			gave_zc(f, i, k);
+			count_zc(f, i, k);
 		} else if (out_state(o)->zc_moved == 0 && k == -1 &&
 		    is_refusal(errno))
 			out_state(o)->path = OUT_WRITE;
 		else
-			failed(f, i, k == 0 ? EIO : errno);
+			drop_output(f, i, k == 0 ? EIO : errno);
 	}
 	/* What is left of the chunk: to memory, and on if still wanted. */
-	if (!f->drained && off < len &&
-	    take(f, f->chunk[0], off, len - off) == -1)
+	if (f->chunk_at != AT_BUF && off < len &&
+	    pipe_to_buf(f, f->chunk[0], off, len - off) == -1)
 		return -1;
-	if (stall && give_back(f, len) == -1)
+	if (stall && release_pipes(f, len) == -1)
 		return -1;
 	if (o->fd != -1 && off < len)
-		put(f, i, off, len);
+		write_buf(f, i, off, len);
 	return 0;
 }
 
@@ -615,12 +658,12 @@ consume(struct fan *f, size_t i, size_t len)
  * of input, -1 with errno set if reading failed.
  */
 static int
-intake(struct fan *f, size_t lim)
+fill_chunk_pipe(struct fan *f, size_t lim)
 {
 	ssize_t n = xfer_pipe(f->in.fd, f->chunk[1], lim, 0);
 
 	if (n == -1 && f->in_moved == 0 && is_refusal(errno)) {
-		f->zc = f->can_zc = 0;	/* the input refuses: read/write */
+		f->mode = MODE_RW;	/* the input refuses: read/write */
 		return 1;
 	}
 	if (n <= 0)
@@ -634,32 +677,32 @@ intake(struct fan *f, size_t lim)
 static int
 round_zc(struct fan *f)
 {
-	size_t i, last = 0, len, lim = limit(f, pipe_size(&f->chunk_end));
+	size_t i, last = 0, len, lim = chunk_limit(f, pipe_size(&f->chunk_end));
 	int fixed = 0, r;
 
 	if (f->copy[0] != -1 && f->copy_size > 0 && (size_t)f->copy_size < lim)
 		lim = f->copy_size;
-	if (f->held == 0 && (r = intake(f, lim)) <= 0)
+	if (f->held == 0 && (r = fill_chunk_pipe(f, lim)) <= 0)
 		return r;
-	if (!f->zc)
+	if (f->mode != MODE_ZC)
 		return 1;
 	len = f->held < lim ? f->held : lim;
-	f->mem = f->drained = 0;
+	f->chunk_at = AT_PIPE;
 	for (i = 0; i < f->n; i++)
 		if (f->outs[i].fd != -1)
 			last = i;
 	for (i = 0; i < f->n && !f->stop; i++) {
-		if (!ready(f, i)) {
+		if (!output_ready(f, i)) {
 			if (i == last) {
 				/* Nobody consumes the chunk: read it out. */
-				if (!f->drained &&
-				    take(f, f->chunk[0], 0, len) == -1)
+				if (f->chunk_at != AT_BUF &&
+				    pipe_to_buf(f, f->chunk[0], 0, len) == -1)
 					return -1;
 				break;
 			}
 			continue;
 		}
-		r = i == last ? consume(f, i, len) : give(f, i, &len, &fixed);
+		r = i == last ? give_last(f, i, len) : give_chunk(f, i, &len, &fixed);
 		if (r == -1)
 			return -1;
 		if (i == last)
@@ -668,8 +711,8 @@ round_zc(struct fan *f)
 	if (f->stop)
 		return 1;
 	f->held -= len;
-	if (f->zc)
-		grow(f, len);
+	if (f->mode == MODE_ZC)
+		chunk_pipe_carried(f, len);
 	return 1;
 }
 
@@ -697,7 +740,7 @@ aliased(struct fan *f)
 
 /* May the zero-copy path be tried, and by which outputs. */
 static void
-setup_zc(struct fan *f)
+plan_paths(struct fan *f)
 {
 	size_t i, nzc = 0;
 
@@ -714,12 +757,12 @@ setup_zc(struct fan *f)
 		}
 	}
 	/* Only write(2) outputs: a chunk pipe would only add copies. */
-	f->can_zc = nzc > 0;
+	f->mode = nzc > 0 ? MODE_RW_UNTIL : MODE_RW;
 }
 
 /* Copy everything from the input to the single live output I. */
 static int
-single(struct fan *f, size_t i)
+copy_single(struct fan *f, size_t i)
 {
 	struct link l;
 	ssize_t n;
@@ -728,7 +771,7 @@ single(struct fan *f, size_t i)
 	while ((n = link_step(&l, f->ends[i].records ? GNU_CHUNK : STEP_MAX)) > 0)
 		out_state(&f->outs[i])->moved += n;
 	if (n == -1 && l.side == SL_OUTPUT) {
-		failed(f, i, errno);
+		drop_output(f, i, errno);
 		n = 0;
 	}
 	link_free(&l);
@@ -750,7 +793,7 @@ stop_lanes(struct fan *f)
 	for (i = 0; i < f->n; i++)
 		if (f->lane_of[i] != -1 && errs != NULL && errs[f->lane_of[i]] &&
 		    f->outs[i].fd != -1 && !f->stop)
-			failed(f, i, errs[f->lane_of[i]]);
+			drop_output(f, i, errs[f->lane_of[i]]);
 	free(errs);
 }
 
@@ -776,16 +819,16 @@ fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx,
 		if (outs[i].fd == -1)
 			continue;
 		end_init(&f.ends[i], outs[i].fd);
-		out_state(&outs[i])->room = room(&f.ends[i]);
+		out_state(&outs[i])->room = end_room(&f.ends[i]);
 		f.live++;
 		only = i;
 	}
 	if (f.live == 1)
-		r = single(&f, only);
+		r = copy_single(&f, only);
 	else if (f.live > 1) {
-		setup_zc(&f);
+		plan_paths(&f);
 		while (r > 0 && f.live > 0 && !f.stop)
-			r = f.zc ? round_zc(&f) : round_rw(&f);
+			r = f.mode == MODE_ZC ? round_zc(&f) : round_rw(&f);
 	}
 	saved = errno;
 	if (f.lanes != NULL)
