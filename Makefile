@@ -29,13 +29,13 @@ UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \
 	t/unit/test_repeat.c t/unit/test_xfer.c
 MAN = man/yes.1 man/tee.1 man/cat.1
-# The commands of the multi-call sluice: src/sluice.c's table names them.
+# The commands of the multi-call sluice: src/multicall.c's table names them.
 COMMANDS = yes tee cat
 
 LIBOBJ = $(LIBSRC:%.c=$(BUILD)/%.o)
 PICOBJ = $(LIBSRC:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
-MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/sluice.o
+MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
 HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/format.h \
 	lib/format-loops.h lib/sys.h
@@ -112,7 +112,7 @@ $(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
 
 # The multi-call sluice: each command compiled again with its main()
-# renamed CMD_main, and src/sluice.c's main() to choose one by name.
+# renamed CMD_main, and src/multicall.c's main() to choose one by name.
 sluice: $(BUILD)/sluice
 
 $(BUILD)/multi/%.o: src/%.c $(HDR)
@@ -285,7 +285,7 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
 	t/t1001-tee-options.sh
-LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/sluice.c \
+LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50
 

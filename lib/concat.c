@@ -1,13 +1,11 @@
 /*
- * "Concatenate inputs into one output": the engine of cat.
+ * "Concatenate inputs into one output": the engine of cat (sl_cat_*).
  *
- * Without a transformation each input goes through the transfer layer,
- * which picks copy_file_range(2), splice(2) or read/write for the pair.
- * With one (cat -n, -A, ...) the text is read, transformed in memory by
- * format.c, and written in large pieces; what is pending is written
- * before a read that would wait, so that cat -n on a terminal or a slow
- * pipe shows each line as it comes.  A long stream into a pipe is made
- * in fresh pages and handed to the pipe without a copy (handoff.c).
+ * Without a transformation each input goes through the transfer layer
+ * (xfer.c).  With one (SL_CAT_*) the text is read, transformed by
+ * format.c and written, or handed to a pipe (handoff.c); what is pending
+ * is written before a read that would wait and at the end of each
+ * input.  The why of it: doc/design.md, "cat".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,7 +25,7 @@
  * buffer holds FMT_OUT and the worst a slice can make (a line number and
  * "M-^?" for every byte: 23 bytes a byte), and what the text really
  * makes is written as it passes FMT_OUT: a slice of 8 KiB keeps the
- * buffer at 316 KiB, where a whole read's worst would take 1.6 MB (GNU
+ * buffer at 312 KiB, where a whole read's worst would take 1.6 MB (GNU
  * 9.1 takes 800 KiB).
  */
 #define FMT_IN		(64u << 10)

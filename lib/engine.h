@@ -1,7 +1,8 @@
 /*
  * Private to libsluice: the pieces the engine's operations (repeat,
- * fanout, concat) are built from.  Nothing here is exported: the shared
- * library's version script lists the public sl_* names one by one.
+ * fanout, concat) are built from; doc/design.md says how they fit.
+ * Nothing here is exported: both libraries export only the sl_* names
+ * that lib/sluice.map lists.
  */
 #ifndef SLUICE_ENGINE_H
 #define SLUICE_ENGINE_H

@@ -1,13 +1,9 @@
 /*
- * Pipe sizing, as a good citizen: each user's pipes share one budget
- * (fs.pipe-user-pages-soft, 64 MiB by default), and past it every new
- * pipe of that user gets two pages instead of sixteen.  A pipe's pages
- * count from the moment it is sized until it is closed, and a pipe whose
- * reader stalls stays full at its size: it cannot be shrunk below what it
- * holds.  So a pipe grows only once a fast stream has shown that the
- * default 64 KiB costs it wake-ups, and only up to PIPE_MAX, GNU 9.11's
- * size.  Only output pipes and private ones grow: an input pipe is its
- * writer's (one that reuses vmsplice'd buffers counts on its size).
+ * Pipe sizing: a pipe's capacity, and its growth, once, to PIPE_MAX (or
+ * what is granted) when a fast stream warrants it.  Callers grow only
+ * output pipes and the engine's private ones, never an input pipe: it
+ * is its writer's.  Why no sooner and no bigger (each user's pipes share
+ * one budget): doc/design.md, "Pipes".
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* "Repeat this line forever": the engine of yes. */
+/* "Repeat this line forever": the engine of yes (doc/design.md, "yes"). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #	'
 #	test_done
 #
-# The commands under test are called by name (yes, tee): from the build
+# The commands under test are called by name (yes, tee, cat): from the build
 # tree, or with TEST_HOST=1 the reference GNU tools in /usr/bin, so that
 # every expectation is itself checked against GNU.
 # SLUICE_BIN=DIR tests the commands in DIR instead (an installed copy,

@@ -1,4 +1,7 @@
-/* sluice: every command in one program, chosen by the name it is called by. */
+/*
+ * The multi-call sluice: every command in one program, chosen by the name
+ * it is called by (man/sluice.1).  The installed program is `sluice`.
+ */
 #define _GNU_SOURCE
 #include <err.h>
 #include <errno.h>
