@@ -113,7 +113,8 @@ test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 	    stdin = feed.stdout
 	else:
 	    stdin = open(src, "rb")
-	tee = subprocess.Popen(["tee", "fifo"], stdin=stdin, stdout=b)
+	files = sys.argv[3:]
+	tee = subprocess.Popen(["tee", "fifo"] + files, stdin=stdin, stdout=b)
 	b.close()
 	fifo = os.open("fifo", os.O_RDONLY)
 	def take(read, n):
@@ -134,11 +135,15 @@ test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 	        break
 	tee.wait()
 	sys.exit(0 if got[0] == data and got[1] == data and
+	    all(open(f, "rb").read() == data for f in files) and
 	    tee.returncode == 0 else 1)
 	EOF
 	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" file &&
 	rm -f fifo &&
-	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" pipe
+	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" pipe &&
+	rm -f fifo &&
+	# A file too: the socket and the file copy, on threads of their own.
+	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" pipe f1 f2
 '
 
 # `tee /dev/stdout >>g`: stdout appends to g, /dev/stdout writes g at its
