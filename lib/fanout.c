@@ -82,8 +82,9 @@ enum chunk_at {
 /*
  * GNU tee's read size.  Where the size of the chunks shows, tee uses it
  * too: when two outputs are the same file or pipe (the chunks interleave
- * there: `tee -a f f`), and into a socket that keeps writes apart (each
- * chunk is a record, which a reader may cut to its buffer's size).
+ * there: `tee -a f f`), and into an output that keeps writes apart: a
+ * record socket or a packet-mode pipe (each chunk is a record, or
+ * packets of a page, which a reader may cut to its buffer's size).
  */
 #define GNU_CHUNK	8192
 
@@ -203,10 +204,10 @@ end_room(struct end *e)
 	int sz;
 	socklen_t len = sizeof sz;
 
+	if (end_keeps_writes(e))
+		return GNU_CHUNK;
 	if (e->kind == K_PIPE)
 		return pipe_size(e);
-	if (e->records)
-		return GNU_CHUNK;
 	if (e->kind == K_SOCKET &&
 	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
 		return sz / 4;
@@ -229,7 +230,7 @@ pipe_room(struct fan *f, size_t i)
 static size_t
 output_room(struct fan *f, size_t i)
 {
-	if (f->ends[i].kind == K_PIPE)
+	if (f->ends[i].kind == K_PIPE && !end_keeps_writes(&f->ends[i]))
 		return pipe_room(f, i);
 	return out_state(&f->outs[i])->room;
 }
@@ -751,7 +752,7 @@ plan_paths(struct fan *f)
 		struct end *e = &f->ends[i];
 
 		if (f->outs[i].fd != -1 && !e->append && e->write_end &&
-		    !e->records) {
+		    !end_keeps_writes(e)) {
 			out_state(&f->outs[i])->path = OUT_ZC;
 			nzc++;
 		}
@@ -768,7 +769,8 @@ copy_single(struct fan *f, size_t i)
 	ssize_t n;
 
 	link_init(&l, &f->in, &f->ends[i]);
-	while ((n = link_step(&l, f->ends[i].records ? GNU_CHUNK : STEP_MAX)) > 0)
+	while ((n = link_step(&l, end_keeps_writes(&f->ends[i]) ? GNU_CHUNK :
+	    STEP_MAX)) > 0)
 		out_state(&f->outs[i])->moved += n;
 	if (n == -1 && l.side == SL_OUTPUT) {
 		drop_output(f, i, errno);

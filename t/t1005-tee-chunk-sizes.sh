@@ -6,6 +6,7 @@
 # sluice takes GNU's chunks there; a SOCK_SEQPACKET output gets one
 # record per write(2).  Every expectation holds for GNU 9.1.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-fd.sh"
 
 test_expect_success PYTHON3 'setup: a 1 MB input, the same twice in 8 KiB turns' '
 	head -c 1000000 /dev/urandom >"$TRASH/in" &&
@@ -98,5 +99,20 @@ for input in file pipe; do
 			0 8192 "$TRASH/in" '$input' f1 f2
 	'
 done
+
+# A pipe in packet mode makes each write(2) packets of at most a page,
+# and a read takes one packet: into one, with a file beside it, GNU's
+# 8 KiB writes make pages; tee(2) or splice(2) would make none.
+test_both_paths PYTHON3 'packet-mode pipe stdout and files: the packets GNU writes' '
+	for f in "" "f1" "f1 f2"; do
+		with_record_stdout packet 0 /usr/bin/tee $f <"$TRASH/in" >expect &&
+		with_record_stdout packet 0 tee $f <"$TRASH/in" >actual &&
+		test_cmp expect actual &&
+		cmp "$TRASH/in" records &&
+		echo 0 >expect.status &&
+		test_cmp expect.status status || exit 1
+		for g in $f; do test_cmp "$TRASH/in" $g || exit 1; done
+	done
+'
 
 test_done
