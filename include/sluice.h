@@ -85,10 +85,11 @@ int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
  * output still gets every byte, in order, but one may run ahead of
  * another by what the engine holds for it (at most 1 MiB of pipe per
  * output), and FAIL may be called later than the failure: an output
- * after OUTS[I] may have had the chunk that failed there, and more.  A
- * caller that stops at the first failure wants sl_fanout.  Setting the
- * environment variable SLUICE_THREADS to N allows at most N threads
- * that copy (1: none but the caller's).
+ * after OUTS[I] may have had the chunk that failed there, and more, and
+ * a stop FAIL asks for comes once the threads have written what they
+ * were given.  A caller that stops at the first failure wants
+ * sl_fanout.  Setting the environment variable SLUICE_THREADS to N
+ * allows at most N threads that copy (1: none but the caller's).
  */
 int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
     sl_fail_fn *fail, void *ctx);
