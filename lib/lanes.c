@@ -58,6 +58,8 @@ struct worker {
 	struct lanes *crew;
 	size_t id;
 	pthread_cond_t work;	/* bytes were posted to one of its lanes */
+	size_t next;		/* the lane to look at first: the one after
+				   the lane served last, so each gets its turn */
 	char *buf;		/* for read/write and for what is dropped */
 };
 
@@ -153,17 +155,20 @@ lane_drop(struct lane *l, struct worker *w, size_t n)
 	}
 }
 
-/* The next lane of W with bytes to move, or NULL; under LOCK. */
+/* The next lane of W with bytes to move, in turn, or NULL; under LOCK. */
 static struct lane *
 next_lane(struct lanes *c, struct worker *w)
 {
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		struct lane *l = &c->lane[(w->id + i) % c->n];
+		size_t k = (w->next + i) % c->n;
+		struct lane *l = &c->lane[k];
 
-		if (l->worker == w->id && l->posted > l->done)
+		if (l->worker == w->id && l->posted > l->done) {
+			w->next = k + 1;
 			return l;
+		}
 	}
 	return NULL;
 }
