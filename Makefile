@@ -55,8 +55,9 @@ OBJCOPY = objcopy
 # packaged, built by clang): options, messages, errors; not the matrices.
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
-	t/t1002-tee-errors.sh t/t3001-cat-options.sh t/t3002-cat-errors.sh \
-	t/t9002-cat-man.sh
+	t/t1002-tee-errors.sh t/t1006-tee-output-error.sh \
+	t/t1007-tee-open-errors.sh t/t3001-cat-options.sh \
+	t/t3002-cat-errors.sh t/t9002-cat-man.sh
 # Shell tests of the musl build: the data paths, and the texts that are
 # translated with no libc wording in them.  The others expect glibc's
 # wording of strerror(3) and getopt_long(3) messages, as GNU has.
@@ -291,7 +292,8 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
 # The shell tests run with yes and tee under valgrind: those that do not
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
-	t/t1001-tee-options.sh
+	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
+	t/t1007-tee-open-errors.sh
 LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/sluice.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50
