@@ -83,10 +83,6 @@ void bail_out(const char *fmt, ...)
  */
 void watchdog(unsigned seconds);
 
-/* Print the plan; return the exit status for a main() of a file's own,
- * until test_io.c and test_fanout.c have none. */
-int done(void);
-
 /* malloc(3) LEN bytes, or bail out. */
 static inline void *
 xmalloc(size_t len)
