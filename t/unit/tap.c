@@ -20,7 +20,8 @@ extern const struct tap_case *const __start_tap_cases[];
 extern const struct tap_case *const __stop_tap_cases[];
 
 static int tap_n, tap_failed;
-static const char *tap_current = "(set-up)";
+/* Where the file is: in the case TAP_CASE, or if NULL in TAP_PHASE. */
+static const char *tap_case, *tap_phase = "tap_setup";
 
 void
 ok(int cond, const char *fmt, ...)
@@ -32,9 +33,11 @@ ok(int cond, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
-	if (!cond)
-		printf("# in case %s (--run=%s runs it alone)\n", tap_current,
-		    tap_current);
+	if (!cond && tap_case != NULL)
+		printf("# in case %s (--run=%s runs it alone)\n", tap_case,
+		    tap_case);
+	else if (!cond)
+		printf("# in %s\n", tap_phase);
 	fflush(stdout);
 	tap_failed += !cond;
 }
@@ -48,7 +51,10 @@ bail_out(const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	printf(" (in case %s)\n", tap_current);
+	if (tap_case != NULL)
+		printf(" (in case %s)\n", tap_case);
+	else
+		printf(" (in %s)\n", tap_phase);
 	fflush(stdout);
 	exit(1);
 }
@@ -66,9 +72,10 @@ static void
 tap_timeout(int sig)
 {
 	(void)sig;
-	tap_say("Bail out! timed out: case ");
-	tap_say(tap_current);
-	tap_say(" hung\n");
+	tap_say("Bail out! timed out: a hang in ");
+	tap_say(tap_case != NULL ? "case " : "");
+	tap_say(tap_case != NULL ? tap_case : tap_phase);
+	tap_say("\n");
 	_exit(1);
 }
 
@@ -192,10 +199,11 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (!run_wants(cases[i]->name))
 			continue;
-		tap_current = cases[i]->name;
+		tap_case = cases[i]->name;
 		cases[i]->run();
 	}
-	tap_current = "(after the last)";
+	tap_case = NULL;
+	tap_phase = "tap_teardown";
 	if (tap_teardown != NULL)
 		tap_teardown();
 	tap_free(cases);

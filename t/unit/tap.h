@@ -18,9 +18,10 @@
  * never call ok() or bail_out(): they report through their exit status,
  * which the parent checks with ok().
  *
- * Each case starts with SIGPIPE at its default and must not depend on
- * another case having run: --run=NAME runs one alone.  What every case
- * of a file needs goes in tap_setup(), run once before the first.
+ * A case must not depend on another case having run: --run=NAME runs
+ * one alone.  What every case of a file needs goes in tap_setup(), run
+ * once before the first; SIGPIPE is at its default unless it says
+ * otherwise.
  *
  * Include this after defining _GNU_SOURCE.
  */
