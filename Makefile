@@ -24,10 +24,18 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 	ISAFLAGS = $(AVX512FLAGS)
 endif
 CMD = src/cmd.c src/quote.c
+# The unit tests: each file a program whose main() is t/unit/tap.c's.
+# xfer_pipe is tee(2) and splice(2) alone, which the portable build lacks.
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \
-	t/unit/test_repeat.c t/unit/test_xfer.c
+	t/unit/test_repeat.c t/unit/test_xfer_copy_range.c \
+	t/unit/test_xfer_errors.c t/unit/test_xfer_nonblock.c \
+	t/unit/test_xfer_put.c t/unit/test_xfer_retarget.c \
+	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
+	t/unit/test_xfer_via_pipe.c \
+	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c)
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call sluice: src/multicall.c's table names them.
 COMMANDS = yes tee cat
@@ -48,8 +56,9 @@ OBJCOPY = objcopy
 # packaged, built by clang): options, messages, errors; not the matrices.
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
-	t/t1002-tee-errors.sh t/t3001-cat-options.sh t/t3002-cat-errors.sh \
-	t/t9002-cat-man.sh
+	t/t1002-tee-errors.sh t/t1006-tee-output-error.sh \
+	t/t1007-tee-open-errors.sh t/t3001-cat-options.sh \
+	t/t3002-cat-errors.sh t/t9002-cat-man.sh
 # Shell tests of the musl build: the data paths, and the texts that are
 # translated with no libc wording in them.  The others expect glibc's
 # wording of strerror(3) and getopt_long(3) messages, as GNU has.
@@ -123,9 +132,17 @@ $(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
 		$(BUILD)/engine.a
 
-$(BUILD)/unit/%: t/unit/%.c t/unit/tap.h $(BUILD)/engine.a
+# The unit tests' runner, outside $(BUILD)/unit, which holds only tests.
+$(BUILD)/tap/tap.o: t/unit/tap.c t/unit/tap.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/engine.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ t/unit/tap.c
+
+# -Werror=unused-function: a case written as a plain function, not
+# TEST(), would never run; it must not build.
+$(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) -Werror=unused-function $(LDFLAGS) \
+		-o $@ $< $(BUILD)/tap/tap.o $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
@@ -284,7 +301,8 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1
 # The shell tests run with yes and tee under valgrind: those that do not
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
-	t/t1001-tee-options.sh
+	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
+	t/t1007-tee-open-errors.sh
 LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50

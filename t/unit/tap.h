@@ -1,16 +1,27 @@
 /*
- * tap.h: a tiny TAP producer for the engine's unit tests, and the
- * checked set-up calls their cases share.
+ * tap.h: the engine's unit tests: how a case is written, the TAP it
+ * prints, and the checked set-up calls cases share.  tap.c runs them.
  *
- *	static void test_something(void) { ok(1 + 1 == 2, "adds"); }
- *	int main(void) { test_something(); return done(); }
+ *	TEST(adds)
+ *	{
+ *		ok(1 + 1 == 2, "adds");
+ *	}
  *
- * A case checks the engine with ok().  What a case needs before it can
- * check anything (a pipe, a scratch file, a child) comes from the x*()
- * calls below: when one fails the machine is at fault, not the engine,
- * so it stops the whole file with "Bail out!", which t/run and prove(1)
- * count as a failure.  Children never call ok() or bail_out(): they
- * report through their exit status, which the parent checks with ok().
+ * TEST(NAME) defines a case and registers it: tap.c's main() runs every
+ * case of the file in the order they are written (or those that --run
+ * names), then prints the plan.  There is no list of cases to keep:
+ * a case defined is a case run.  A case checks the engine with ok().
+ * What a case needs before it can check anything (a pipe, a scratch
+ * file, a child) comes from the x*() calls below: when one fails the
+ * machine is at fault, not the engine, so it stops the whole file with
+ * "Bail out!", which t/run and prove(1) count as a failure.  Children
+ * never call ok() or bail_out(): they report through their exit status,
+ * which the parent checks with ok().
+ *
+ * A case must not depend on another case having run: --run=NAME runs
+ * one alone.  What every case of a file needs goes in tap_setup(), run
+ * once before the first; SIGPIPE is at its default unless it says
+ * otherwise.
  *
  * Include this after defining _GNU_SOURCE.
  */
@@ -30,68 +41,48 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int tap_n, tap_failed;
+/* A case: its NAME (for --run), the LINE it is written on (the order
+ * they run in), and the function that is its body. */
+struct tap_case {
+	const char *name;
+	int line;
+	void (*run)(void);
+};
+
+/*
+ * Define the case NAME; the body follows, as a function's.  The
+ * descriptor's address goes into the section tap_cases, an array of
+ * pointers that the linker gathers from the file (bounded by its
+ * __start_tap_cases and __stop_tap_cases): pointers, not the
+ * descriptors themselves, because the compiler may pad a structure
+ * to an alignment of its own choosing but never a pointer.
+ */
+#define TEST(NAME)							\
+	static void test_##NAME(void);					\
+	static const struct tap_case tap_case_##NAME =			\
+	    { #NAME, __LINE__, test_##NAME };				\
+	static const struct tap_case *const tap_entry_##NAME		\
+	    __attribute__((used, section("tap_cases"),			\
+	    aligned(sizeof(void *)))) = &tap_case_##NAME;		\
+	static void test_##NAME(void)
+
+/* Optional, defined by a file that needs them: tap_setup() runs before
+ * its first case, tap_teardown() after its last, before the plan. */
+void tap_setup(void) __attribute__((weak));
+void tap_teardown(void) __attribute__((weak));
 
 /* Report one check: COND true passes; FMT... is its title. */
-static inline void __attribute__((format(printf, 2, 3)))
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	tap_failed += !cond;
-}
-
-/* Print the plan; return the exit status for main(). */
-static inline int
-done(void)
-{
-	printf("1..%d\n", tap_n);
-	return tap_failed != 0;
-}
+void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Stop the whole test file: print "Bail out! FMT..." and exit 1. */
-static inline void __attribute__((format(printf, 1, 2), noreturn))
-bail_out(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("Bail out! ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
-}
-
-/* SIGALRM: a case hung.  Only async-signal-safe calls here. */
-static inline void
-tap_timeout(int sig)
-{
-	static const char msg[] = "Bail out! timed out: a case hung\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0)
-		_exit(1);
-	_exit(1);
-}
+void bail_out(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
 
 /*
  * Bail out if the file is still running SECONDS from now (0: cancel):
  * for cases that would hang, not fail, if the engine got them wrong.
  */
-static inline void
-watchdog(unsigned seconds)
-{
-	signal(SIGALRM, tap_timeout);
-	alarm(seconds);
-}
+void watchdog(unsigned seconds);
 
 /* malloc(3) LEN bytes, or bail out. */
 static inline void *

@@ -101,8 +101,7 @@ cat_mixed(int out, const char *data, size_t total)
 	return exited_ok(pid) && good;
 }
 
-static void
-test_mixed_to_file(void)
+TEST(mixed_to_file)
 {
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(0, len);
@@ -114,8 +113,7 @@ test_mixed_to_file(void)
 	free(data);
 }
 
-static void
-test_mixed_to_pipe(void)
+TEST(mixed_to_pipe)
 {
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(0, len);
@@ -132,8 +130,7 @@ test_mixed_to_pipe(void)
 	free(data);
 }
 
-static void
-test_mixed_to_devnull(void)
+TEST(mixed_to_devnull)
 {
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(0, len);
@@ -166,8 +163,7 @@ cat_texts(unsigned flags, const char *const *in, const char *want)
 	return good;
 }
 
-static void
-test_number_across(void)
+TEST(number_across)
 {
 	static const char *const in[] = { "a\nb", "c\n\nd\n", NULL };
 
@@ -177,8 +173,7 @@ test_number_across(void)
 	    "between two is one line");
 }
 
-static void
-test_squeeze_across(void)
+TEST(squeeze_across)
 {
 	static const char *const in[] = { "a\n\n", "\n\nb\n", NULL };
 
@@ -189,8 +184,7 @@ test_squeeze_across(void)
 	    "SL_CAT_SQUEEZE | SL_CAT_NUMBER: across inputs");
 }
 
-static void
-test_number_pipe_input(void)
+TEST(number_pipe_input)
 {
 	static const char text[] = "one\ntwo\n";
 	static const char want[] = "     1\tone\n     2\ttwo\n"
@@ -214,10 +208,10 @@ test_number_pipe_input(void)
 	close(out);
 }
 
-/* A directory as input, with FLAGS: SL_INPUT, and the next input still
- * goes out after what came before. */
+/* A directory as input, with FLAGS (called NAME): SL_INPUT, and the
+ * next input still goes out after what came before. */
 static void
-test_input_dir(unsigned flags, const char *name)
+input_dir(unsigned flags, const char *name)
 {
 	int out = xtmpfile(), dir = xopen(".", O_RDONLY | O_DIRECTORY);
 	int a = xtmpfile_with("x\n", 2), b = xtmpfile_with("y\n", 2);
@@ -240,6 +234,16 @@ test_input_dir(unsigned flags, const char *name)
 	close(b);
 	close(dir);
 	close(out);
+}
+
+TEST(input_dir)
+{
+	input_dir(0, "untransformed");
+}
+
+TEST(input_dir_numbered)
+{
+	input_dir(SL_CAT_NUMBER, "SL_CAT_NUMBER");
 }
 
 /*
@@ -270,8 +274,7 @@ devfull_once(int full, unsigned flags, const char *text, size_t len)
 	return rc == -1 && ec == ENOSPC;
 }
 
-static void
-test_devfull(void)
+TEST(devfull)
 {
 	size_t big = MiB;
 	char *data = pattern(0, big);
@@ -297,8 +300,7 @@ test_devfull(void)
 	free(data);
 }
 
-static void
-test_close_flushes(void)
+TEST(close_flushes)
 {
 	static const char want[] = "     1\tx$\n     2\t^Iy$\n";
 	int out = xtmpfile(), in = xtmpfile_with("x\n\ty\n", 5), r1, r2;
@@ -324,8 +326,7 @@ test_close_flushes(void)
  * the engine must write what it holds before a read that would wait.
  * (Got wrong, this hangs: the watchdog turns that into a failure.)
  */
-static void
-test_flush_before_wait(void)
+TEST(flush_before_wait)
 {
 	static const char first[] = "     1\ta\n";
 	int in[2], out[2], r1, r2;
@@ -363,8 +364,7 @@ test_flush_before_wait(void)
 	close(in[0]);
 }
 
-static void
-test_nothing(void)
+TEST(nothing)
 {
 	int out = xtmpfile(), in = xtmpfile(), r1, r2, r3;
 	struct sl_cat *c = xcat_open(out, 0);
@@ -380,22 +380,10 @@ test_nothing(void)
 	close(out);
 }
 
-int
-main(void)
+/* SIGPIPE ignored, as the commands have it; a hang is a failure. */
+void
+tap_setup(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	watchdog(60);
-	test_mixed_to_file();
-	test_mixed_to_pipe();
-	test_mixed_to_devnull();
-	test_number_across();
-	test_squeeze_across();
-	test_number_pipe_input();
-	test_input_dir(0, "untransformed");
-	test_input_dir(SL_CAT_NUMBER, "SL_CAT_NUMBER");
-	test_devfull();
-	test_close_flushes();
-	test_flush_before_wait();
-	test_nothing();
-	return done();
 }

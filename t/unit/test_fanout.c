@@ -252,8 +252,7 @@ test_stop(const char *zc)
 }
 
 /* Every output gone: the copy ends without reading the input out. */
-static void
-test_all_gone(void)
+TEST(all_gone)
 {
 	struct sl_out o[1];
 	struct log l = { 0 };
@@ -270,8 +269,7 @@ test_all_gone(void)
 }
 
 /* Reading a directory fails: -1 with errno EISDIR. */
-static void
-test_read_error(void)
+TEST(read_error)
 {
 	struct sl_out o[1];
 	struct log l = { 0 };
@@ -314,8 +312,7 @@ test_nonblocking(const char *zc)
  * sl_fanout_parallel: every file gets every byte (ThreadSanitizer
  * watches the lanes here, see `make check-tsan`).
  */
-static void
-test_parallel_files(void)
+TEST(parallel_files)
 {
 	struct sl_out o[4];
 	struct log l = { 0 };
@@ -341,8 +338,7 @@ test_parallel_files(void)
  * EPIPE (SIGPIPE ignored) is reported once, on the caller's thread; the
  * file gets every byte.
  */
-static void
-test_parallel_failure(void)
+TEST(parallel_failure)
 {
 	struct sl_out o[2];
 	struct log l = { 0 };
@@ -377,35 +373,50 @@ test_parallel_failure(void)
 	    "thread, the file exact");
 }
 
-int
-main(void)
+/* Every case works in the scratch directory DIR, removed at the end. */
+void
+tap_setup(void)
 {
-	static const char *zc[] = { "1", "0" };
-	static const size_t sizes[] = { 0, 1, 4095, 4096, 65537, 5 << 20 };
-	char cmd[4200];
-	size_t i, j;
-
 	signal(SIGPIPE, SIG_IGN);
 	main_thread = pthread_self();
 	xtmpdir(dir, sizeof dir);
 	if (chdir(dir) == -1)
 		bail_out("chdir %s: %s", dir, strerror(errno));
-	for (j = 0; j < 2; j++) {
-		for (i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-			test_pipe_to_all(sizes[i], 65536, zc[j]);
-			test_file_input(sizes[i], zc[j]);
-		}
-		test_pipe_to_all(100000, 7, zc[j]);
-		test_devfull(zc[j]);
-		test_stop(zc[j]);
-		test_nonblocking(zc[j]);
-	}
-	test_all_gone();
-	test_read_error();
-	test_parallel_files();
-	test_parallel_failure();
+}
+
+void
+tap_teardown(void)
+{
+	char cmd[4200];
+
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		ok(0, "remove %s", dir);
-	return done();
+}
+
+/* The cases that take SLUICE_ZEROCOPY, with it ZC, at every size. */
+static void
+each_size(const char *zc)
+{
+	static const size_t sizes[] = { 0, 1, 4095, 4096, 65537, 5 << 20 };
+	size_t i;
+
+	for (i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		test_pipe_to_all(sizes[i], 65536, zc);
+		test_file_input(sizes[i], zc);
+	}
+	test_pipe_to_all(100000, 7, zc);
+	test_devfull(zc);
+	test_stop(zc);
+	test_nonblocking(zc);
+}
+
+TEST(zerocopy)
+{
+	each_size("1");
+}
+
+TEST(read_write)
+{
+	each_size("0");
 }

@@ -41,8 +41,7 @@ is_open(int fd)
 	return fcntl(fd, F_GETFD) != -1;
 }
 
-static void
-test_kind_pipe(void)
+TEST(kind_pipe)
 {
 	int p[2];
 
@@ -52,8 +51,7 @@ test_kind_pipe(void)
 	close_pair(p);
 }
 
-static void
-test_kind_fifo(void)
+TEST(kind_fifo)
 {
 	char dir[4096], path[4200];
 	int fd, k;
@@ -71,8 +69,7 @@ test_kind_fifo(void)
 	close(fd);
 }
 
-static void
-test_kind_file(void)
+TEST(kind_file)
 {
 	int fd = xtmpfile();
 
@@ -80,8 +77,7 @@ test_kind_file(void)
 	close(fd);
 }
 
-static void
-test_kind_socket(void)
+TEST(kind_socket)
 {
 	int s[2];
 
@@ -91,8 +87,7 @@ test_kind_socket(void)
 	close_pair(s);
 }
 
-static void
-test_kind_devnull(void)
+TEST(kind_devnull)
 {
 	int fd = xopen("/dev/null", O_WRONLY);
 
@@ -100,8 +95,7 @@ test_kind_devnull(void)
 	close(fd);
 }
 
-static void
-test_kind_dir(void)
+TEST(kind_dir)
 {
 	int fd = xopen(".", O_RDONLY | O_DIRECTORY);
 
@@ -109,8 +103,7 @@ test_kind_dir(void)
 	close(fd);
 }
 
-static void
-test_kind_closed(void)
+TEST(kind_closed)
 {
 	struct end e;
 	int p[2];
@@ -127,8 +120,7 @@ test_kind_closed(void)
 	close(p[0]);
 }
 
-static void
-test_fresh_counters(void)
+TEST(fresh_counters)
 {
 	struct end e;
 	int p[2];
@@ -141,8 +133,7 @@ test_fresh_counters(void)
 	close_pair(p);
 }
 
-static void
-test_pipe_ends(void)
+TEST(pipe_ends)
 {
 	struct end r, w;
 	int p[2];
@@ -156,8 +147,7 @@ test_pipe_ends(void)
 	close_pair(p);
 }
 
-static void
-test_file_modes(void)
+TEST(file_modes)
 {
 	struct end ro, wo, rw, ap;
 	char dir[4096], path[4200];
@@ -187,8 +177,7 @@ test_file_modes(void)
 	close(fd);
 }
 
-static void
-test_append_later(void)
+TEST(append_later)
 {
 	struct end e;
 	int fd = xtmpfile();
@@ -200,8 +189,7 @@ test_append_later(void)
 }
 
 #ifndef SLUICE_PORTABLE
-static void
-test_zerocopy_allowed(void)
+TEST(zerocopy_allowed)
 {
 	unsetenv("SLUICE_ZEROCOPY");
 	ok(zerocopy_allowed() == 1, "zerocopy_allowed: unset -> 1");
@@ -218,8 +206,7 @@ test_zerocopy_allowed(void)
 }
 #else
 /* The portable build (make PORTABLE=1) never tries zero-copy. */
-static void
-test_zerocopy_allowed(void)
+TEST(zerocopy_allowed)
 {
 	unsetenv("SLUICE_ZEROCOPY");
 	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed unset -> 0");
@@ -229,8 +216,7 @@ test_zerocopy_allowed(void)
 }
 #endif
 
-static void
-test_refusals(void)
+TEST(refusals)
 {
 	static const int yes[] = {
 		EINVAL, ENOSYS, EOPNOTSUPP, ENOTSUP, EXDEV, ENOMEM
@@ -271,8 +257,7 @@ is_private(int p[2])
 	    write(p[1], "p", 1) == 1 && read(p[0], &c, 1) == 1 && c == 'p';
 }
 
-static void
-test_private(void)
+TEST(private)
 {
 	int p[2] = { -1, -1 }, r;
 
@@ -308,8 +293,7 @@ private_with_closed(int last)
 	return exited_ok(pid);
 }
 
-static void
-test_private_low_fds(void)
+TEST(private_low_fds)
 {
 	ok(private_with_closed(STDERR_FILENO),
 	    "pipe_private: with 0, 1 and 2 closed, both ends land >= 3 "
@@ -323,8 +307,7 @@ test_private_low_fds(void)
  * pipe2 gets 0 and 1, moving them up is refused.  pipe_private must fail
  * with the errno of that, and leave nothing open.
  */
-static void
-test_private_no_room(void)
+TEST(private_no_room)
 {
 	pid_t pid = xfork();
 	int st;
@@ -359,8 +342,7 @@ test_private_no_room(void)
 	    -1);
 }
 
-static void
-test_close_pair(void)
+TEST(close_pair)
 {
 	int p[2], a, b;
 
@@ -374,8 +356,7 @@ test_close_pair(void)
 	ok(p[0] == -1 && p[1] == -1, "close_pair: again is harmless");
 }
 
-static void
-test_close_pair_half(void)
+TEST(close_pair_half)
 {
 	int p[2], q[2], b;
 
@@ -394,8 +375,7 @@ test_close_pair_half(void)
 /* An input described from the status its caller took: the kind and the
  * file, and nothing that only writing needs, whatever the descriptor's
  * flags. */
-static void
-test_input_from_stat(void)
+TEST(input_from_stat)
 {
 	struct end e;
 	struct stat st;
@@ -420,30 +400,4 @@ test_input_from_stat(void)
 	ok(e.kind == K_OTHER && e.fd == s[0],
 	    "end_init_input: no status (fstat failed): K_OTHER");
 	close_pair(s);
-}
-
-int
-main(void)
-{
-	signal(SIGPIPE, SIG_DFL);
-	test_kind_pipe();
-	test_kind_fifo();
-	test_kind_file();
-	test_kind_socket();
-	test_kind_devnull();
-	test_kind_dir();
-	test_kind_closed();
-	test_fresh_counters();
-	test_pipe_ends();
-	test_file_modes();
-	test_append_later();
-	test_input_from_stat();
-	test_zerocopy_allowed();
-	test_refusals();
-	test_private();
-	test_private_low_fds();
-	test_private_no_room();
-	test_close_pair();
-	test_close_pair_half();
-	return done();
 }

@@ -14,10 +14,29 @@
 
 /*
  * The highest SIMD level the tests let fmt_run use, whatever this CPU
- * has: each case runs at every level the CPU has, down to the portable
- * loops.
+ * has: the cases that at_every_level runs lower it, down to the
+ * portable loops; the others run at the CPU's own.
  */
 static enum simd_level top = SIMD_AVX512;
+
+/*
+ * Run CHECK at each SIMD level from the highest down: as on a CPU
+ * without AVX-512, then without AVX2 either.  TOP is put back after.
+ */
+static void
+at_every_level(void (*check)(void))
+{
+	static const enum simd_level levels[] = { SIMD_AVX512, SIMD_AVX2,
+	    SIMD_PORTABLE };
+	size_t i;
+
+	for (i = 0; i < sizeof levels / sizeof *levels; i++) {
+		top = levels[i];
+		printf("# at SIMD level %d at most\n", (int)top);
+		check();
+	}
+	top = SIMD_AVX512;
+}
 
 /* A growing output buffer. */
 struct buf {
@@ -199,7 +218,7 @@ every_byte(unsigned char *t)
 }
 
 static void
-test_every_byte_every_flag(void)
+every_byte_every_flag(void)
 {
 	unsigned char t[2048];
 	size_t n = every_byte(t);
@@ -210,10 +229,14 @@ test_every_byte_every_flag(void)
 		    "every byte value, flags 0x%02x, one buffer", fl);
 }
 
-/* The text of test_every_byte_every_flag, byte by byte: each byte is
+TEST(every_byte_every_flag)
+{
+	at_every_level(every_byte_every_flag);
+}
+
+/* The text of every_byte_every_flag, byte by byte: each byte is
  * at a buffer end (the tail loop) and at a buffer start. */
-static void
-test_every_byte_one_at_a_time(void)
+TEST(every_byte_one_at_a_time)
 {
 	unsigned char t[2048];
 	size_t n = every_byte(t), i, *cuts;
@@ -232,7 +255,7 @@ test_every_byte_one_at_a_time(void)
 /* A short text with every feature near every offset, cut in two at
  * every point: the same output whatever the split. */
 static void
-test_every_split(void)
+every_split(void)
 {
 	static const char text[] =
 	    "\n\n\nab\tc\r\n\r\n\n\n\n\001\177\200\377x\r\r\n"
@@ -250,9 +273,14 @@ test_every_split(void)
 	}
 }
 
+TEST(every_split)
+{
+	at_every_level(every_split);
+}
+
 /* Random texts rich in LF, CR, TAB and high bytes, cut at random. */
 static void
-test_random_splits(void)
+random_splits(void)
 {
 	static const unsigned char alphabet[] = "ab \t\n\n\n\r\001\177\200\377";
 	unsigned char *t;
@@ -290,13 +318,18 @@ test_random_splits(void)
 	free(t);
 }
 
+TEST(random_splits)
+{
+	at_every_level(random_splits);
+}
+
 /*
  * Lines of every length up to 400, each ending in CR LF or LF, with a
  * TAB, a CR or a high byte now and then: every place a block or a
  * look-ahead for LF can end, in one buffer and cut at odd places.
  */
 static void
-test_line_lengths(void)
+line_lengths(void)
 {
 	static const unsigned char odd[] = "\t\r\001\200";
 	unsigned char *t;
@@ -324,12 +357,17 @@ test_line_lengths(void)
 	free(t);
 }
 
+TEST(line_lengths)
+{
+	at_every_level(line_lengths);
+}
+
 /*
  * A line of LEN bytes ending in CR LF, then a few bytes more: the CR
  * and LF at every distance from the buffer's start and end.
  */
 static void
-test_crlf_everywhere(void)
+crlf_everywhere(void)
 {
 	static const size_t more[] = { 0, 1, 31, 32, 33, 127, 128, 129, 200 };
 	unsigned char t[600];
@@ -353,6 +391,11 @@ test_crlf_everywhere(void)
 	}
 }
 
+TEST(crlf_everywhere)
+{
+	at_every_level(crlf_everywhere);
+}
+
 /* Run FLAGS over the C string S as one buffer; compare with WANT. */
 static int
 gives(unsigned flags, const char *s, const char *want)
@@ -369,8 +412,7 @@ gives(unsigned flags, const char *s, const char *want)
 	return ok;
 }
 
-static void
-test_examples(void)
+TEST(examples)
 {
 	ok(gives(SL_CAT_NUMBER, "a\n\nb\n", "     1\ta\n     2\t\n     3\tb\n"),
 	    "-n numbers every line");
@@ -419,8 +461,7 @@ pieces(unsigned flags, const char *const *parts, size_t n, const char *want)
 	return good;
 }
 
-static void
-test_across_calls(void)
+TEST(across_calls)
 {
 	static const char *const a[] = { "one\ntw", "o\n", "\nthr", "ee" };
 	static const char *const b[] = { "\n\n", "\n", "\n", "x\n\n", "\n" };
@@ -442,8 +483,7 @@ test_across_calls(void)
 }
 
 /* The text of LINES empty lines under -n, checked line by line. */
-static void
-test_number_width(void)
+TEST(number_width)
 {
 	size_t lines = 1000001, room = fmt_room(lines), n, i;
 	char *in = malloc(lines), *out = malloc(room), want[32];
@@ -475,7 +515,7 @@ test_number_width(void)
  * carry of the line number, with and without empty lines between.
  */
 static void
-test_number_carries(void)
+number_carries(void)
 {
 	static const unsigned fls[] = { SL_CAT_NUMBER, SL_CAT_NUMBER_NONBLANK,
 	    SL_CAT_NUMBER_NONBLANK | SL_CAT_SQUEEZE };
@@ -495,9 +535,13 @@ test_number_carries(void)
 	free(t);
 }
 
+TEST(number_carries)
+{
+	at_every_level(number_carries);
+}
+
 /* GNU's counter has 18 digits: past them it shows '>' and wraps. */
-static void
-test_number_overflow(void)
+TEST(number_overflow)
 {
 	struct fmt f;
 	char out[256];
@@ -515,7 +559,7 @@ test_number_overflow(void)
 
 /* The worst cases for fmt_room: every byte as wide as it can be. */
 static void
-test_room(void)
+room(void)
 {
 	static const char *const texts[] = { "\n", "\377", "\377\n", "\t\n\r" };
 	unsigned fl = SL_CAT_NUMBER | SL_CAT_SHOW_ENDS |
@@ -535,9 +579,13 @@ test_room(void)
 	}
 }
 
+TEST(room)
+{
+	at_every_level(room);
+}
+
 /* fmt_room with 19-byte line numbers, the widest GNU prints. */
-static void
-test_room_wide_numbers(void)
+TEST(room_wide_numbers)
 {
 	static const char *const texts[] = { "\n", "\377\n", "\377" };
 	size_t i, j, n = 2000, room = fmt_room(n), got, g;
@@ -569,8 +617,7 @@ test_room_wide_numbers(void)
 
 /* The CPU is asked for its SIMD level at the first long buffer only:
  * asking costs a trap to the hypervisor in a virtual machine. */
-static void
-test_level_decided_late(void)
+TEST(level_decided_late)
 {
 	struct fmt f;
 	char *text = xmalloc(4096), *out = xmalloc(fmt_room(4096));
@@ -590,39 +637,4 @@ test_level_decided_late(void)
 	    "long one takes the CPU's (%d)", (int)level);
 	free(text);
 	free(out);
-}
-
-int
-main(void)
-{
-	static const enum simd_level lower[] = { SIMD_AVX2, SIMD_PORTABLE };
-	size_t i;
-
-	test_examples();
-	test_across_calls();
-	test_every_byte_every_flag();
-	test_every_byte_one_at_a_time();
-	test_every_split();
-	test_random_splits();
-	test_line_lengths();
-	test_crlf_everywhere();
-	test_number_width();
-	test_number_carries();
-	test_number_overflow();
-	test_room();
-	test_room_wide_numbers();
-	test_level_decided_late();
-	/* Again, on the loops of a CPU without AVX-512, then without
-	 * AVX2. */
-	for (i = 0; i < sizeof lower / sizeof *lower; i++) {
-		top = lower[i];
-		test_every_byte_every_flag();
-		test_every_split();
-		test_random_splits();
-		test_line_lengths();
-		test_crlf_everywhere();
-		test_number_carries();
-		test_room();
-	}
-	return done();
 }

@@ -62,8 +62,7 @@ mapping_of(const void *p, uintptr_t *start, uintptr_t *end)
 	return found;
 }
 
-static void
-test_map_huge_aligned(void)
+TEST(map_huge_aligned)
 {
 	char *p = map_memory(REGION, 1);
 	uintptr_t start = 0, end = 0;
@@ -79,8 +78,7 @@ test_map_huge_aligned(void)
 	    "map_memory huge: munmap(p, size) frees it all");
 }
 
-static void
-test_map_small(void)
+TEST(map_small)
 {
 	char *p = map_memory(3 * PAGE, 0);
 
@@ -89,8 +87,7 @@ test_map_small(void)
 	    "map_memory small: page-aligned, writable, freed by munmap");
 }
 
-static void
-test_available(void)
+TEST(available)
 {
 	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
 	    O_RDONLY);
@@ -107,8 +104,7 @@ test_available(void)
 	    want);
 }
 
-static void
-test_room(void)
+TEST(room)
 {
 	struct handoff h = { 0 };
 
@@ -129,8 +125,7 @@ test_room(void)
  * more bytes were written into the same region: the pipe holds the
  * pages, so they must never be written again.
  */
-static void
-test_send_then_write_on(void)
+TEST(send_then_write_on)
 {
 	struct handoff h = { 0 };
 	int p[2], r1, r2;
@@ -158,8 +153,7 @@ test_send_then_write_on(void)
 
 /* A few bytes are copied, not handed over: the pipe packs them into
  * its pages, and their space in the region is written again. */
-static void
-test_few_copied(void)
+TEST(few_copied)
 {
 	struct handoff h = { 0 };
 	int p[2], r1, r2;
@@ -180,8 +174,7 @@ test_few_copied(void)
 
 /* A region filled to its end goes once it is handed over, and the next
  * bytes take a new one; a reader gets it all. */
-static void
-test_full_region_goes(void)
+TEST(full_region_goes)
 {
 	struct handoff h = { 0 };
 	int p[2], r1, r2;
@@ -209,8 +202,7 @@ test_full_region_goes(void)
 }
 
 /* A non-blocking pipe that fills: handoff_send waits for room. */
-static void
-test_send_waits(void)
+TEST(send_waits)
 {
 	struct handoff h = { 0 };
 	int p[2], r;
@@ -234,8 +226,7 @@ test_send_waits(void)
 
 /* A pipe nobody reads: EPIPE, nothing handed over, the bytes still
  * pending. */
-static void
-test_send_epipe(void)
+TEST(send_epipe)
 {
 	struct handoff h = { 0 };
 	int p[2], r, err;
@@ -255,8 +246,7 @@ test_send_epipe(void)
 #else
 /* The portable build has no vmsplice: a refusal, and the bytes are
  * copied instead. */
-static void
-test_portable(void)
+TEST(portable)
 {
 	struct handoff h = { 0 };
 	int p[2], r;
@@ -277,23 +267,9 @@ test_portable(void)
 }
 #endif
 
-int
-main(void)
+/* A hang is a failure. */
+void
+tap_setup(void)
 {
-	signal(SIGPIPE, SIG_DFL);
 	watchdog(60);
-	test_map_huge_aligned();
-	test_map_small();
-	test_available();
-	test_room();
-#ifndef SLUICE_PORTABLE
-	test_send_then_write_on();
-	test_few_copied();
-	test_full_region_goes();
-	test_send_waits();
-	test_send_epipe();
-#else
-	test_portable();
-#endif
-	return done();
 }

@@ -54,8 +54,7 @@ reader(int fd, int other, size_t skip, size_t len, size_t chunk, int delay_ms)
 	_exit(got == skip + len ? 0 : 6);
 }
 
-static void
-test_write_all_slow_reader(void)
+TEST(write_all_slow_reader)
 {
 	char *buf = pattern(0, BIG);
 	int p[2], r;
@@ -71,8 +70,7 @@ test_write_all_slow_reader(void)
 	free(buf);
 }
 
-static void
-test_write_all_odd_sizes(void)
+TEST(write_all_odd_sizes)
 {
 	size_t sizes[] = { 1, 4095, 4097, 65537, 1000003 };
 	char *buf = pattern(0, 1000003);
@@ -107,8 +105,7 @@ fill(int fd)
 	return total;
 }
 
-static void
-test_write_all_nonblock_full(void)
+TEST(write_all_nonblock_full)
 {
 	char *buf = pattern(0, BIG);
 	int p[2], r, full;
@@ -129,8 +126,7 @@ test_write_all_nonblock_full(void)
 	free(buf);
 }
 
-static void
-test_write_all_ebadf(void)
+TEST(write_all_ebadf)
 {
 	int p[2], r, e;
 
@@ -147,8 +143,7 @@ test_write_all_ebadf(void)
 	ok(r == -1 && e == EBADF, "write_all: never-opened fd gives EBADF");
 }
 
-static void
-test_write_all_read_only(void)
+TEST(write_all_read_only)
 {
 	int fd = xopen("/dev/null", O_RDONLY), r, e;
 
@@ -160,8 +155,7 @@ test_write_all_read_only(void)
 	close(fd);
 }
 
-static void
-test_write_all_epipe(void)
+TEST(write_all_epipe)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	int p[2], r, e;
@@ -178,8 +172,7 @@ test_write_all_epipe(void)
 	    "write_all: no reader, SIGPIPE ignored: -1 EPIPE");
 }
 
-static void
-test_write_all_zero(void)
+TEST(write_all_zero)
 {
 	int p[2], r;
 	char c;
@@ -192,8 +185,7 @@ test_write_all_zero(void)
 	close(p[1]);
 }
 
-static void
-test_write_all_file(void)
+TEST(write_all_file)
 {
 	char *buf = pattern(0, 1000003), *back = xmalloc(1000003);
 	int fd = xtmpfile();
@@ -209,8 +201,7 @@ test_write_all_file(void)
 	free(back);
 }
 
-static void
-test_wait_ready(void)
+TEST(wait_ready)
 {
 	int p[2], r1, r2;
 
@@ -223,8 +214,7 @@ test_wait_ready(void)
 	close(p[1]);
 }
 
-static void
-test_wait_full_then_drained(void)
+TEST(wait_full_then_drained)
 {
 	int p[2], r;
 	pid_t pid;
@@ -258,8 +248,7 @@ on_usr1(int sig)
 	got_usr1 = 1;
 }
 
-static void
-test_wait_eintr(void)
+TEST(wait_eintr)
 {
 	/* No SA_RESTART: poll(2) fails with EINTR if the signal lands. */
 	struct sigaction sa = { .sa_handler = on_usr1 }, old;
@@ -286,8 +275,7 @@ test_wait_eintr(void)
 	close(p[1]);
 }
 
-static void
-test_read_some_eof(void)
+TEST(read_some_eof)
 {
 	char buf[16];
 	int p[2];
@@ -303,8 +291,7 @@ test_read_some_eof(void)
 	close(p[0]);
 }
 
-static void
-test_read_some_short_len(void)
+TEST(read_some_short_len)
 {
 	char buf[8] = "xxxxxxxx";
 	int p[2];
@@ -319,8 +306,7 @@ test_read_some_short_len(void)
 	close(p[1]);
 }
 
-static void
-test_read_some_nonblock_waits(void)
+TEST(read_some_nonblock_waits)
 {
 	char buf[16];
 	int p[2];
@@ -340,8 +326,7 @@ test_read_some_nonblock_waits(void)
 	close(p[0]);
 }
 
-static void
-test_read_some_errors(void)
+TEST(read_some_errors)
 {
 	char buf[16];
 	int dir = xopen(".", O_RDONLY | O_DIRECTORY), p[2];
@@ -362,8 +347,7 @@ test_read_some_errors(void)
 	ok(n == -1 && e == EBADF, "read_some: a closed fd gives -1 EBADF");
 }
 
-static void
-test_read_exact_pieces(void)
+TEST(read_exact_pieces)
 {
 	char *want = pattern(0, 300001), *got = xmalloc(300001);
 	int p[2], r;
@@ -398,8 +382,7 @@ test_read_exact_pieces(void)
 	free(got);
 }
 
-static void
-test_read_exact_short(void)
+TEST(read_exact_short)
 {
 	char buf[10];
 	int p[2], r, e;
@@ -415,8 +398,7 @@ test_read_exact_short(void)
 	close(p[0]);
 }
 
-static void
-test_wait_either_input(void)
+TEST(wait_either_input)
 {
 	int in[2], out[2], side = 0, r;
 	char c = 0;
@@ -437,8 +419,7 @@ test_wait_either_input(void)
 	close_pair(out);
 }
 
-static void
-test_wait_either_output(void)
+TEST(wait_either_output)
 {
 	int in[2], out[2], side = 0, r;
 	pid_t pid;
@@ -461,30 +442,4 @@ test_wait_either_output(void)
 	    "says SL_OUTPUT");
 	close_pair(in);
 	close_pair(out);
-}
-int
-main(void)
-{
-	/* The runner may start us with SIGPIPE ignored; default it. */
-	signal(SIGPIPE, SIG_DFL);
-	test_write_all_slow_reader();
-	test_write_all_odd_sizes();
-	test_write_all_nonblock_full();
-	test_write_all_ebadf();
-	test_write_all_read_only();
-	test_write_all_epipe();
-	test_write_all_zero();
-	test_write_all_file();
-	test_wait_ready();
-	test_wait_full_then_drained();
-	test_wait_eintr();
-	test_read_some_eof();
-	test_read_some_short_len();
-	test_read_some_nonblock_waits();
-	test_read_some_errors();
-	test_read_exact_pieces();
-	test_read_exact_short();
-	test_wait_either_input();
-	test_wait_either_output();
-	return done();
 }

@@ -34,8 +34,7 @@ new_pipe(int p[2], struct end *e)
 	end_init(e, p[1]);
 }
 
-static void
-test_size_asks_once(void)
+TEST(size_asks_once)
 {
 	struct end e;
 	int p[2];
@@ -52,8 +51,7 @@ test_size_asks_once(void)
 	close_pair(p);
 }
 
-static void
-test_size_not_pipe(void)
+TEST(size_not_pipe)
 {
 	struct end e;
 	int fd = xopen("/dev/null", O_WRONLY);
@@ -64,8 +62,7 @@ test_size_not_pipe(void)
 	close(fd);
 }
 
-static void
-test_grow_size(void)
+TEST(grow_size)
 {
 	int p[2];
 	long before, got, after;
@@ -85,8 +82,7 @@ test_grow_size(void)
 	close_pair(p);
 }
 
-static void
-test_grow_never_shrinks(void)
+TEST(grow_never_shrinks)
 {
 	int p[2];
 	long big, got;
@@ -108,8 +104,7 @@ test_grow_never_shrinks(void)
 	close_pair(p);
 }
 
-static void
-test_grow_small_want(void)
+TEST(grow_small_want)
 {
 	int p[2];
 	long before, got;
@@ -122,8 +117,7 @@ test_grow_small_want(void)
 	close_pair(p);
 }
 
-static void
-test_grow_not_pipe(void)
+TEST(grow_not_pipe)
 {
 	int fd = xopen("/dev/null", O_WRONLY);
 	long r;
@@ -142,8 +136,7 @@ test_grow_not_pipe(void)
 	ok(r == -1 && e == EBADF, "pipe_grow_to: bad fd gives -1 EBADF");
 }
 
-static void
-test_carried_below(void)
+TEST(carried_below)
 {
 	struct end e;
 	int p[2];
@@ -158,8 +151,7 @@ test_carried_below(void)
 	close_pair(p);
 }
 
-static void
-test_carried_grows(void)
+TEST(carried_grows)
 {
 	struct end e;
 	int p[2], i;
@@ -174,8 +166,7 @@ test_carried_grows(void)
 	close_pair(p);
 }
 
-static void
-test_carried_slow(void)
+TEST(carried_slow)
 {
 	struct end e;
 	int p[2];
@@ -196,8 +187,7 @@ test_carried_slow(void)
 	close_pair(p);
 }
 
-static void
-test_carried_once(void)
+TEST(carried_once)
 {
 	struct end e;
 	int p[2];
@@ -214,8 +204,7 @@ test_carried_once(void)
 	close_pair(p);
 }
 
-static void
-test_carried_failed_once(void)
+TEST(carried_failed_once)
 {
 	struct end e;
 	int fd = xopen("/dev/null", O_WRONLY);
@@ -228,8 +217,7 @@ test_carried_failed_once(void)
 	close(fd);
 }
 
-static void
-test_carried_granted(void)
+TEST(carried_granted)
 {
 	struct end e;
 	int p[2];
@@ -251,8 +239,7 @@ test_carried_granted(void)
 	close_pair(p);
 }
 
-static void
-test_carried_not_pipe(void)
+TEST(carried_not_pipe)
 {
 	struct end e;
 	int fd = xtmpfile();
@@ -265,8 +252,7 @@ test_carried_not_pipe(void)
 }
 #else
 /* The portable build (make PORTABLE=1) has no F_SETPIPE_SZ. */
-static void
-test_portable(void)
+TEST(portable)
 {
 	struct end e;
 	int p[2];
@@ -284,27 +270,3 @@ test_portable(void)
 	close_pair(p);
 }
 #endif
-
-int
-main(void)
-{
-	signal(SIGPIPE, SIG_DFL);
-#ifndef SLUICE_PORTABLE
-	test_size_asks_once();
-	test_size_not_pipe();
-	test_grow_size();
-	test_grow_never_shrinks();
-	test_grow_small_want();
-	test_grow_not_pipe();
-	test_carried_below();
-	test_carried_grows();
-	test_carried_slow();
-	test_carried_once();
-	test_carried_failed_once();
-	test_carried_granted();
-	test_carried_not_pipe();
-#else
-	test_portable();
-#endif
-	return done();
-}

@@ -145,8 +145,7 @@ check_sizes(size_t len, int flags)
 	return good;
 }
 
-static void
-test_lines_zerocopy(void)
+TEST(lines_zerocopy)
 {
 	static const size_t lens[] = { 1, 2, 3, 7, 4095, 4096, 4097, 5000 };
 	size_t i;
@@ -156,8 +155,7 @@ test_lines_zerocopy(void)
 		    "zero-copy: a %zu-byte line, first N bytes exact", lens[i]);
 }
 
-static void
-test_lines_rw(void)
+TEST(lines_rw)
 {
 	static const size_t lens[] = { 1, 3, 4096, 5000 };
 	size_t i;
@@ -169,8 +167,7 @@ test_lines_rw(void)
 }
 
 /* A line longer than any buffer the engine picks. */
-static void
-test_long_line(void)
+TEST(long_line)
 {
 	static const size_t sizes[] = { 1, 3 * MiB - 1, 3 * MiB + 1,
 	    10 * MiB };
@@ -188,8 +185,7 @@ test_long_line(void)
 }
 
 /* The pipe fills and holds the engine's pages while the reader sleeps. */
-static void
-test_late_reader(void)
+TEST(late_reader)
 {
 	char *line = mkline(3);
 	int zc, rw;
@@ -200,8 +196,7 @@ test_late_reader(void)
 	free(line);
 }
 
-static void
-test_nonblock(void)
+TEST(nonblock)
 {
 	char *line = mkline(4097);
 	int zc, rw;
@@ -212,8 +207,7 @@ test_nonblock(void)
 	free(line);
 }
 
-static void
-test_epipe(void)
+TEST(epipe)
 {
 	char *line = mkline(5);
 	int zc, rw, at0;
@@ -226,8 +220,7 @@ test_epipe(void)
 	free(line);
 }
 
-static void
-test_sigpipe(void)
+TEST(sigpipe)
 {
 	char *line = mkline(5);
 	int zc, rw;
@@ -238,8 +231,7 @@ test_sigpipe(void)
 	free(line);
 }
 
-static void
-test_socket(void)
+TEST(socket)
 {
 	char *line = mkline(7);
 	int s[2], good, st;
@@ -291,8 +283,7 @@ check_file(const char *line, size_t len, size_t limit, int flags)
 	return good;
 }
 
-static void
-test_file(void)
+TEST(file)
 {
 	char *line = mkline(3), *big = mkline(200001);
 	int zc, rw;
@@ -307,8 +298,7 @@ test_file(void)
 	free(big);
 }
 
-static void
-test_len0(void)
+TEST(len0)
 {
 	int p[2], r, e;
 
@@ -321,8 +311,7 @@ test_len0(void)
 	close(p[1]);
 }
 
-static void
-test_badfd(void)
+TEST(badfd)
 {
 	int p[2], r, e;
 
@@ -335,8 +324,7 @@ test_badfd(void)
 	ok(r == -1 && e == EBADF, "a closed fd: -1 EBADF");
 }
 
-static void
-test_devfull(void)
+TEST(devfull)
 {
 	int fd = open("/dev/full", O_WRONLY), r, e;
 
@@ -355,8 +343,7 @@ test_devfull(void)
  * A pipe's read end is no output: write(2) says EBADF.  (vmsplice on a
  * read end would read the pipe into the line instead.)
  */
-static void
-test_read_end(void)
+TEST(read_end)
 {
 	char *line = mkline(4);
 	int p[2], st, zc = 0, rw = 0;
@@ -376,24 +363,4 @@ test_read_end(void)
 	ok(zc, "zero-copy: the read end of a pipe: -1 EBADF");
 	ok(rw, "SLUICE_ZEROCOPY=0: the read end of a pipe: -1 EBADF");
 	free(line);
-}
-
-int
-main(void)
-{
-	signal(SIGPIPE, SIG_DFL);
-	test_lines_zerocopy();
-	test_lines_rw();
-	test_long_line();
-	test_late_reader();
-	test_nonblock();
-	test_epipe();
-	test_sigpipe();
-	test_socket();
-	test_file();
-	test_len0();
-	test_badfd();
-	test_devfull();
-	test_read_end();
-	return done();
 }
