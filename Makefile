@@ -26,7 +26,7 @@ CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \
-	t/unit/test_repeat.c t/unit/test_xfer.c
+	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_xfer.c
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call sluice: src/sluice.c's table names them.
 COMMANDS = yes tee cat

@@ -1,6 +1,6 @@
 /*
  * The transfer layer: for a pair of descriptors, pick the system call
- * that moves bytes between them, and own the retry and fallback policy.
+ * that moves bytes between them, and own the fallback policy.
  *
  *	copy_file_range(2)	between two regular files
  *	splice(2)		from a pipe, or from a regular file into a pipe
