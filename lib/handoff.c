@@ -29,10 +29,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "sys.h"
 #include "engine.h"
 
 #define HUGE	(2u << 20)

@@ -20,14 +20,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sluice.h"
-#include "sys.h"
 #include "engine.h"
 
 /*
