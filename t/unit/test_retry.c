@@ -161,25 +161,32 @@ check_eintr(enum io_op op, const char *name)
 	close_pair(ack);
 }
 
+/* The read end of a pipe that holds the string S and has no writer. */
+static int
+ended_pipe(const char *s)
+{
+	int p[2];
+
+	xpipe(p);
+	xwrite(p[1], s, strlen(s));
+	close(p[1]);
+	return p[0];
+}
+
 /* A count, then 0 at end of input. */
 static void
 test_count_then_end(void)
 {
-	int p[2];
 	char buf[16];
-	struct io_call c = { .op = IO_READ, .out = -1, .buf = buf,
-	    .len = sizeof buf };
+	struct io_call c = { .op = IO_READ, .in = ended_pipe("abc"), .out = -1,
+	    .buf = buf, .len = sizeof buf };
 	ssize_t a, b;
 
-	xpipe(p);
-	xwrite(p[1], "abc", 3);
-	close(p[1]);
-	c.in = p[0];
 	a = io_move(&c);
 	b = io_move(&c);
 	ok(a == 3 && memcmp(buf, "abc", 3) == 0 && b == 0,
 	    "io_move read: the count, then 0 at end of input");
-	close(p[0]);
+	close(c.in);
 }
 
 static int hook_fd;
@@ -326,21 +333,16 @@ test_short_writes(void)
 static void
 test_all_ends_early(void)
 {
-	int p[2];
 	char buf[10];
-	struct io_call c = { .op = IO_READ, .out = -1, .buf = buf,
-	    .len = sizeof buf };
+	struct io_call c = { .op = IO_READ, .in = ended_pipe("12345"),
+	    .out = -1, .buf = buf, .len = sizeof buf };
 	int r, e;
 
-	xpipe(p);
-	xwrite(p[1], "12345", 5);
-	close(p[1]);
-	c.in = p[0];
 	r = io_move_all(&c);
 	e = errno;
 	ok(r == -1 && e == EIO && c.side == SL_INPUT && c.len == 5,
 	    "io_move_all read: an end before LEN gives -1 EIO, SL_INPUT");
-	close(p[0]);
+	close(c.in);
 }
 
 #ifndef SLUICE_PORTABLE
