@@ -38,17 +38,20 @@ wait_fd(int fd, short events)
 /*
  * After EAGAIN from a transfer IN -> OUT, wait for the side that is not
  * ready: IN if it has nothing to read, else OUT; store which in *SIDE
- * (SL_INPUT or SL_OUTPUT), whether the wait succeeds or not.  Return as
- * wait_fd.
+ * (SL_INPUT or SL_OUTPUT), whether the wait succeeds or not (a failed
+ * look at IN is IN's).  Return as wait_fd.
  */
 int
 wait_either(int in, int out, int *side)
 {
 	struct pollfd p = { .fd = in, .events = POLLIN };
+	int n;
 
-	if (poll(&p, 1, 0) == 0) {
+	while ((n = poll(&p, 1, 0)) == -1 && errno == EINTR)
+		;
+	if (n != 1) {
 		*side = SL_INPUT;
-		return wait_fd(in, POLLIN);
+		return n == 0 ? wait_fd(in, POLLIN) : -1;
 	}
 	*side = SL_OUTPUT;
 	return wait_fd(out, POLLOUT);

@@ -26,6 +26,7 @@
 #include "tap.h"
 
 static int poll_fails;		/* a blocking poll() fails with ENOMEM */
+static int peek_fails;		/* so does one that does not wait */
 static void (*poll_hook)(void);	/* runs before a blocking poll() */
 static int poll_waits;		/* blocking poll() calls so far */
 
@@ -35,6 +36,10 @@ poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	struct timespec ts = { timeout / 1000, timeout % 1000 * 1000000L };
 
+	if (timeout >= 0 && peek_fails) {
+		errno = ENOMEM;
+		return -1;
+	}
 	if (timeout < 0) {
 		poll_waits++;
 		if (poll_fails) {
@@ -376,6 +381,14 @@ test_splice_sides(void)
 	ok(nc == -1 && side_in == SL_INPUT && nd == -1 &&
 	    side_out == SL_OUTPUT,
 	    "xfer_pipe_side (splice, tee): the side a failed wait was on");
+	peek_fails = 1;
+	fail_waits(1);
+	nb = io_move(&b);
+	fail_waits(0);
+	peek_fails = 0;
+	ok(nb == -1 && b.waiting == 1 && b.side == SL_INPUT,
+	    "io_move splice, output full, the look at the input fails: "
+	    "SL_INPUT");
 	close_pair(in);
 	close_pair(out);
 	close_pair(full);
