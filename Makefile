@@ -29,7 +29,8 @@ CMD = src/cmd.c src/quote.c
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \
-	t/unit/test_repeat.c t/unit/test_xfer_copy_range.c \
+	t/unit/test_repeat.c t/unit/test_retry.c \
+	t/unit/test_xfer_copy_range.c \
 	t/unit/test_xfer_errors.c t/unit/test_xfer_nonblock.c \
 	t/unit/test_xfer_put.c t/unit/test_xfer_retarget.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \

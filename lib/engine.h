@@ -101,7 +101,55 @@ int is_refusal(int err);
 int pipe_private(int p[2]);
 void close_pair(int p[2]);
 
-/* io.c */
+/*
+ * io.c: the one retry policy.  One byte-moving system call: what it is,
+ * its descriptors (-1 where it has none), the bytes of a read, write or
+ * vmsplice, and how many at most; after a failure, where it failed.
+ */
+enum io_op {
+	IO_READ,		/* read(2) IN into BUF */
+	IO_WRITE,		/* write(2) BUF to OUT */
+	IO_VMSPLICE,		/* vmsplice(2) BUF into pipe OUT */
+	IO_SPLICE,		/* splice(2) IN to OUT, one of them a pipe */
+	IO_TEE,			/* tee(2) pipe IN into pipe OUT */
+	IO_COPY_RANGE		/* copy_file_range(2) file IN to file OUT */
+};
+
+struct io_call {
+	enum io_op op;
+	int in, out;
+	void *buf;
+	size_t len;
+	int side;		/* after -1: SL_INPUT, SL_OUTPUT, or 0 */
+	int waiting;		/* after -1: 1 if poll(2) failed, not the call */
+};
+
+/*
+ * Run C's call until it moves something or fails for real.  EINTR is
+ * retried; EAGAIN is waited out in poll(2) on the side that is not
+ * ready (wait_either for two descriptors).  Return:
+ *   > 0  the count, maybe short of C->len (io_move_all loops on it);
+ *   0    end of input: read(2), splice(2) or tee(2) from an input with
+ *        no more to give, copy_file_range(2) at the input's end (or at
+ *        a /proc or /sys file's, which report no size); or C->len 0;
+ *   -1   errno set, C->waiting and C->side saying where:
+ *        waiting 1: poll(2) failed waiting on side C->side (never a
+ *        refusal: the call was not refused);
+ *        waiting 0: the call itself failed, on the side of its one
+ *        descriptor (read: SL_INPUT; write, vmsplice: SL_OUTPUT), or,
+ *        for splice, tee and copy_file_range, with C->side 0: which
+ *        descriptor the error is about, the caller knows (xfer.c).
+ *        A write or vmsplice that takes nothing and says nothing fails
+ *        with ENOSPC on SL_OUTPUT, as GNU's full_write has it.
+ */
+ssize_t io_move(struct io_call *c);
+/*
+ * Run io_move until all of C->len has moved: the short counts loop.
+ * C->buf and C->len advance past what moved.  Return 0, or -1 as
+ * io_move; an end of input (io_move's 0) before the end is EIO on
+ * SL_INPUT: only for an input known to hold LEN bytes.
+ */
+int io_move_all(struct io_call *c);
 int wait_fd(int fd, short events);
 int wait_either(int in, int out, int *side);
 ssize_t read_some(int fd, void *buf, size_t len);
@@ -145,11 +193,11 @@ size_t handoff_room(const struct handoff *h);
 char *handoff_space(struct handoff *h);
 /* N bytes were written at handoff_space(H). */
 void handoff_wrote(struct handoff *h, size_t n);
-/* Hand the bytes written to pipe FD, all of them (EINTR retried,
- * EAGAIN waited), or copy them by write(2) if they are few, or if
- * vmsplice refuses the first time (then H->refused is set); a full
- * region is then let go.  Return 0, or -1 with errno set: an error of
- * the output. */
+/* Hand the bytes written to pipe FD, all of them (io_move_all), or
+ * copy them by write(2) if they are few, or if vmsplice is refused the
+ * first time (zerocopy_refused; then H->refused is set); a full region
+ * is then let go.  Return 0, or -1 with errno set: an error of the
+ * output. */
 int handoff_send(struct handoff *h, int fd);
 /* Let H's region go (what was handed over stays the pipe's). */
 void handoff_free(struct handoff *h);
@@ -168,6 +216,8 @@ ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
 ssize_t xfer_pipe(int in, int out, size_t len, int dup);
+ssize_t xfer_pipe_side(int in, int out, size_t len, int dup, int *side);
+int zerocopy_refused(const struct io_call *c, off_t moved);
 
 /* lanes.c: outputs that need a copy, written by threads of their own. */
 struct lanes;

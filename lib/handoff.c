@@ -26,14 +26,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "sys.h"
 #include "engine.h"
 
 #define HUGE	(2u << 20)
@@ -141,28 +138,24 @@ copy_out(struct handoff *h, int fd)
 int
 handoff_send(struct handoff *h, int fd)
 {
+	struct io_call c = { .op = IO_VMSPLICE, .in = -1, .out = fd };
+
 	if (h->fill - h->start < HAND_MIN)
 		return copy_out(h, fd);
-	while (h->start < h->fill) {
-		struct iovec iov = {
-			.iov_base = h->base + h->start,
-			.iov_len = h->fill - h->start
-		};
-		ssize_t n = sys_vmsplice(fd, &iov, 1);
+	c.buf = h->base + h->start;
+	c.len = h->fill - h->start;
+	if (io_move_all(&c) == -1) {
+		size_t moved = h->fill - h->start - c.len;
 
-		if (n > 0) {
-			h->start += n;
-			h->sent = 1;
-		} else if (n == 0 || errno == EAGAIN) {
-			if (wait_fd(fd, POLLOUT) == -1)
-				return -1;
-		} else if (!h->sent && is_refusal(errno)) {
-			/* Nothing was ever handed over: copy, now and on. */
-			h->refused = 1;
-			return copy_out(h, fd);
-		} else if (errno != EINTR)
+		h->start += moved;
+		h->sent |= moved > 0;
+		if (!zerocopy_refused(&c, h->sent))
 			return -1;
+		/* Nothing was ever handed over: copy, now and on. */
+		h->refused = 1;
+		return copy_out(h, fd);
 	}
+	h->sent = 1;
 	/* The pages handed over are the pipe's now: the next bytes go on
 	 * the next page, and a full region goes. */
 	h->start = h->fill = (h->fill + PAGE - 1) / PAGE * PAGE;

@@ -1,16 +1,24 @@
-/* The one retry loop: short counts, EINTR, and EAGAIN waited out in poll. */
+/*
+ * The one retry policy: every system call that moves bytes (read,
+ * write, vmsplice, splice, tee, copy_file_range) runs in io_move, and
+ * nowhere else is it decided what EINTR, EAGAIN, a count of 0 or a
+ * short count mean.  What to do when a zero-copy call is refused is the
+ * transfer layer's (zerocopy_refused in xfer.c).
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sluice.h"
+#include "sys.h"
 #include "engine.h"
 
 /*
  * Wait until FD is ready for EVENTS (POLLIN or POLLOUT); return 0, or -1
- * with errno set.  Used after EAGAIN on a non-blocking descriptor: never
- * spin, never take EAGAIN for an error.
+ * with errno set (poll(2)'s: EINVAL, ENOMEM).  Used after EAGAIN on a
+ * non-blocking descriptor: never spin, never take EAGAIN for an error.
  */
 int
 wait_fd(int fd, short events)
@@ -30,59 +38,150 @@ wait_fd(int fd, short events)
 /*
  * After EAGAIN from a transfer IN -> OUT, wait for the side that is not
  * ready: IN if it has nothing to read, else OUT; store which in *SIDE
- * (SL_INPUT or SL_OUTPUT).  Return as wait_fd.
+ * (SL_INPUT or SL_OUTPUT), whether the wait succeeds or not (a failed
+ * look at IN is IN's).  Return as wait_fd.
  */
 int
 wait_either(int in, int out, int *side)
 {
 	struct pollfd p = { .fd = in, .events = POLLIN };
+	int n;
 
-	if (poll(&p, 1, 0) == 0) {
+	while ((n = poll(&p, 1, 0)) == -1 && errno == EINTR)
+		;
+	if (n != 1) {
 		*side = SL_INPUT;
-		return wait_fd(in, POLLIN);
+		return n == 0 ? wait_fd(in, POLLIN) : -1;
 	}
 	*side = SL_OUTPUT;
 	return wait_fd(out, POLLOUT);
 }
 
-/* Read up to LEN bytes of FD into BUF; return the count, 0 at end of
- * input, or -1 with errno set. */
-ssize_t
-read_some(int fd, void *buf, size_t len)
+/* Make C's system call once; return as the call does. */
+static ssize_t
+io_call_once(const struct io_call *c)
 {
-	for (;;) {
-		ssize_t n = read(fd, buf, len);
+	struct iovec iov = { .iov_base = c->buf, .iov_len = c->len };
 
-		if (n >= 0)
-			return n;
-		if (errno == EAGAIN) {
-			if (wait_fd(fd, POLLIN) == -1)
-				return -1;
-		} else if (errno != EINTR)
-			return -1;
+	switch (c->op) {
+	case IO_READ:
+		return read(c->in, c->buf, c->len);
+	case IO_WRITE:
+		return write(c->out, c->buf, c->len);
+	case IO_VMSPLICE:
+		return sys_vmsplice(c->out, &iov, 1);
+	case IO_SPLICE:
+		return sys_splice(c->in, c->out, c->len);
+	case IO_TEE:
+		return sys_tee(c->in, c->out, c->len);
+	default:
+		return sys_copy_range(c->in, c->out, c->len);
 	}
 }
 
+/* The side a failure of C's own call is known to be on, or 0 if the
+ * call has two descriptors. */
+static int
+io_call_side(const struct io_call *c)
+{
+	if (c->op == IO_READ)
+		return SL_INPUT;
+	if (c->op == IO_WRITE || c->op == IO_VMSPLICE)
+		return SL_OUTPUT;
+	return 0;
+}
+
+/* After EAGAIN, wait for the side of C that is not ready; store it in
+ * C->side.  Return as wait_fd. */
+static int
+io_wait(struct io_call *c)
+{
+	switch (io_call_side(c)) {
+	case SL_INPUT:
+		c->side = SL_INPUT;
+		return wait_fd(c->in, POLLIN);
+	case SL_OUTPUT:
+		c->side = SL_OUTPUT;
+		return wait_fd(c->out, POLLOUT);
+	default:
+		return wait_either(c->in, c->out, &c->side);
+	}
+}
+
+ssize_t
+io_move(struct io_call *c)
+{
+	for (;;) {
+		ssize_t n = io_call_once(c);
+
+		if (n > 0)
+			return n;
+		if (n == 0) {
+			if (c->len == 0 || io_call_side(c) != SL_OUTPUT)
+				return 0;
+			/* The output took nothing and said nothing: it is
+			 * full, as GNU's full_write takes it. */
+			errno = ENOSPC;
+			c->side = SL_OUTPUT;
+			c->waiting = 0;
+			return -1;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN) {
+			c->side = io_call_side(c);
+			c->waiting = 0;
+			return -1;
+		}
+		if (io_wait(c) == -1) {
+			c->waiting = 1;
+			return -1;
+		}
+	}
+}
+
+int
+io_move_all(struct io_call *c)
+{
+	while (c->len > 0) {
+		ssize_t n = io_move(c);
+
+		if (n <= 0) {
+			if (n == 0) {
+				errno = EIO;
+				c->side = SL_INPUT;
+				c->waiting = 0;
+			}
+			return -1;
+		}
+		if (c->buf != NULL)
+			c->buf = (char *)c->buf + n;
+		c->len -= n;
+	}
+	return 0;
+}
+
+/* Read up to LEN bytes of FD into BUF; return the count, 0 at end of
+ * input, or -1 with errno set (io_move). */
+ssize_t
+read_some(int fd, void *buf, size_t len)
+{
+	struct io_call c = { .op = IO_READ, .in = fd, .out = -1,
+	    .buf = buf, .len = len };
+
+	return io_move(&c);
+}
+
 /* Write LEN bytes of BUF to FD; return 0, or -1 with errno set (some
- * bytes may have gone out). */
+ * bytes may have gone out; ENOSPC if the output took none and gave no
+ * error). */
 int
 write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
+	struct io_call c = { .op = IO_WRITE, .in = -1, .out = fd,
+	    .buf = (void *)buf, .len = len };
 
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n >= 0) {
-			p += n;
-			len -= n;
-		} else if (errno == EAGAIN) {
-			if (wait_fd(fd, POLLOUT) == -1)
-				return -1;
-		} else if (errno != EINTR)
-			return -1;
-	}
-	return 0;
+	return io_move_all(&c);
 }
 
 /*
@@ -92,18 +191,8 @@ write_all(int fd, const void *buf, size_t len)
 int
 read_exact(int fd, void *buf, size_t len)
 {
-	char *p = buf;
+	struct io_call c = { .op = IO_READ, .in = fd, .out = -1,
+	    .buf = buf, .len = len };
 
-	while (len > 0) {
-		ssize_t n = read_some(fd, p, len);
-
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
+	return io_move_all(&c);
 }

@@ -1,6 +1,6 @@
 /*
  * The transfer layer: for a pair of descriptors, pick the system call
- * that moves bytes between them, and own the retry and fallback policy.
+ * that moves bytes between them, and own the fallback policy.
  *
  *	copy_file_range(2)	between two regular files
  *	splice(2)		from a pipe, or from a regular file into a pipe
@@ -8,11 +8,11 @@
  *	vmsplice(2)		from immutable memory into a pipe
  *	read(2)/write(2)	everything else, and the fallback
  *
- * The policy, in one place:
- * - EINTR is retried, EAGAIN waited for in poll(2) on the side that is
- *   not ready, short counts are the caller's to loop on;
- * - a refusal (is_refusal: the call does not serve this pair) before the
- *   zero-copy path moved a byte falls back to read/write, nothing lost;
+ * Every call runs in io_move (io.c), which owns EINTR, EAGAIN, short
+ * counts and the meaning of 0.  The policy that is this layer's:
+ * - a refusal (zerocopy_refused: the call does not serve this pair)
+ *   before the zero-copy path moved a byte falls back to read/write,
+ *   nothing lost;
  * - any other error, and any failure after bytes moved, is a real error
  *   of one side, reported at once and never retried another way.
  * Every failure names its side (SL_INPUT or SL_OUTPUT): found out only
@@ -20,14 +20,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sluice.h"
-#include "sys.h"
 #include "engine.h"
 
 /*
@@ -55,7 +52,7 @@ need_buf(struct link *l)
 
 /* Pick the zero-copy path for IN -> OUT (IN NULL: from memory). */
 static enum path
-choose(const struct end *in, const struct end *out)
+choose_path(const struct end *in, const struct end *out)
 {
 	/* splice and copy_file_range refuse O_APPEND outputs (EINVAL,
 	 * EBADF), a pipe's read end takes no data, and an output that keeps
@@ -89,7 +86,7 @@ link_init(struct link *l, struct end *in, struct end *out)
 	memset(l, 0, sizeof *l);
 	l->in = in;
 	l->out = out;
-	l->fast = choose(in, out);
+	l->fast = choose_path(in, out);
 	l->path = in == NULL ? l->fast : PATH_RW;
 	l->via[0] = l->via[1] = -1;
 }
@@ -103,7 +100,7 @@ void
 link_retarget(struct link *l, struct end *in, off_t size)
 {
 	l->in = in;
-	l->fast = choose(in, l->out);
+	l->fast = choose_path(in, l->out);
 	l->path = PATH_RW;
 	l->fast_moved = 0;
 	l->size = in->kind == K_FILE ? size : 0;
@@ -123,16 +120,14 @@ link_free(struct link *l)
 
 /* Leave zero-copy for good: it refused this pair. */
 static void
-refused(struct link *l)
+leave_zerocopy(struct link *l)
 {
 	l->path = l->fast = PATH_RW;
 }
 
-/*
- * Fail on SIDE with the errno already set: return -1.
- */
+/* Record that L failed on SIDE, with errno already set: return -1. */
 static ssize_t
-fail(struct link *l, int side)
+fail_side(struct link *l, int side)
 {
 	l->side = side;
 	return -1;
@@ -146,7 +141,7 @@ fail(struct link *l, int side)
  * which moves no offset, tells whether reading is what fails.
  */
 static int
-blame(struct link *l, int err)
+blame_side(struct link *l, int err)
 {
 	char c;
 	off_t at;
@@ -191,40 +186,29 @@ step_rw(struct link *l, size_t len)
 	if (len < want)
 		want = len;
 	if ((n = read_some(l->in->fd, buf, want)) < 0)
-		return fail(l, SL_INPUT);
+		return fail_side(l, SL_INPUT);
 	if (n == 0)
 		return 0;
 	l->got += n;
 	l->ended = (size_t)n < want && l->size > 0 && l->got >= l->size;
 	if (write_all(l->out->fd, buf, n) == -1)
-		return fail(l, SL_OUTPUT);
+		return fail_side(l, SL_OUTPUT);
 	return n;
 }
 
 /*
- * Run the zero-copy call of L (splice(2) or copy_file_range(2)) from IN
- * to OUT until it moves something, retrying EINTR and waiting out
- * EAGAIN.  Return its count, or -1 with errno set.
+ * The zero-copy call of L from IN to OUT, LEN bytes at most: splice(2),
+ * or copy_file_range(2) between two files.
  */
-static ssize_t
-call(struct link *l, int in, int out, size_t len)
+static struct io_call
+zerocopy_call(const struct link *l, int in, int out, size_t len)
 {
-	for (;;) {
-		ssize_t n = l->path == PATH_COPY_RANGE ?
-		    sys_copy_range(in, out, len) : sys_splice(in, out, len);
-		int side;
+	struct io_call c = {
+		.op = l->path == PATH_COPY_RANGE ? IO_COPY_RANGE : IO_SPLICE,
+		.in = in, .out = out, .len = len
+	};
 
-		if (n >= 0)
-			return n;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return -1;
-		if (wait_either(in, out, &side) == -1) {
-			l->side = side;
-			return -2;
-		}
-	}
+	return c;
 }
 
 /*
@@ -232,24 +216,31 @@ call(struct link *l, int in, int out, size_t len)
  * the input pipe is its writer's, sized as it chose (see pipe.c).
  */
 static void
-carried(struct link *l, size_t n)
+count_zerocopy(struct link *l, size_t n)
 {
 	l->fast_moved += n;
 	pipe_carried(l->out, n);
 }
 
 /*
- * Return 1 if ERR, from L's zero-copy call before it moved a byte, says
- * the call cannot serve this pair (is_refusal).  copy_file_range(2) says
- * so with EPERM too (a seccomp filter that forbids it, as container
- * runtimes had), ETXTBSY and EBADF (outputs it will not write into), as
- * GNU 9.1 takes them: write(2) then tells whether the output really
- * fails, in the words the read/write path uses.
+ * Return 1 if the zero-copy call C failed because it cannot serve its
+ * pair of descriptors, and its path had moved no byte before (MOVED 0):
+ * then, and only then, the caller falls back to read/write.  A failed
+ * wait (C->waiting) is never a refusal.  The refusals are is_refusal's;
+ * copy_file_range(2) refuses with EPERM too (a seccomp filter that
+ * forbids it, as container runtimes had), ETXTBSY and EBADF (outputs it
+ * will not write into), as GNU 9.1 takes them: write(2) then tells
+ * whether the output really fails, in the words the read/write path
+ * uses.  Reads errno.
  */
-static int
-refuses(const struct link *l, int err)
+int
+zerocopy_refused(const struct io_call *c, off_t moved)
 {
-	return is_refusal(err) || (l->path == PATH_COPY_RANGE &&
+	int err = errno;
+
+	if (c->waiting || moved != 0)
+		return 0;
+	return is_refusal(err) || (c->op == IO_COPY_RANGE &&
 	    (err == EPERM || err == ETXTBSY || err == EBADF));
 }
 
@@ -257,10 +248,11 @@ refuses(const struct link *l, int err)
 static ssize_t
 step_direct(struct link *l, size_t len)
 {
-	ssize_t n = call(l, l->in->fd, l->out->fd, len);
+	struct io_call c = zerocopy_call(l, l->in->fd, l->out->fd, len);
+	ssize_t n = io_move(&c);
 
 	if (n > 0) {
-		carried(l, n);
+		count_zerocopy(l, n);
 		return n;
 	}
 	if (n == 0) {
@@ -270,16 +262,15 @@ step_direct(struct link *l, size_t len)
 		 */
 		if (l->path != PATH_COPY_RANGE)
 			return 0;
-		refused(l);
+		leave_zerocopy(l);
 		return step_rw(l, len);
 	}
-	if (n == -2)
-		return -1;
-	if (l->fast_moved == 0 && refuses(l, errno)) {
-		refused(l);
+	if (zerocopy_refused(&c, l->fast_moved)) {
+		leave_zerocopy(l);
 		return step_rw(l, len);
 	}
-	return fail(l, blame(l, errno));
+	/* A failed wait knows its side; the call's own error, blame_side. */
+	return fail_side(l, c.waiting ? c.side : blame_side(l, errno));
 }
 
 /*
@@ -287,7 +278,7 @@ step_direct(struct link *l, size_t len)
  * next input does not start with it.  Keeps errno.
  */
 static void
-via_drop(struct link *l)
+drop_via_bytes(struct link *l)
 {
 	int e = errno;
 
@@ -310,12 +301,12 @@ via_drop(struct link *l)
  * with errno set and the output to blame.
  */
 static ssize_t
-via_to_write(struct link *l)
+write_via_bytes(struct link *l)
 {
 	ssize_t n = l->via_held;
 
 	if (need_buf(l) == -1) {
-		via_drop(l);
+		drop_via_bytes(l);
 		return -1;
 	}
 	while (l->via_held > 0) {
@@ -325,8 +316,8 @@ via_to_write(struct link *l)
 		if (r == 0)
 			l->via_held -= k;
 		if (r == -1 || write_all(l->out->fd, l->buf, k) == -1) {
-			via_drop(l);
-			return fail(l, SL_OUTPUT);
+			drop_via_bytes(l);
+			return fail_side(l, SL_OUTPUT);
 		}
 	}
 	return n;
@@ -341,49 +332,50 @@ via_to_write(struct link *l)
 static ssize_t
 step_via(struct link *l, size_t len)
 {
+	struct io_call c;
 	ssize_t n;
 
 	if (l->via[0] == -1) {
 		if (pipe_private(l->via) == -1) {
-			refused(l);	/* no descriptors to spare */
+			leave_zerocopy(l);	/* no descriptors to spare */
 			return step_rw(l, len);
 		}
 		end_init(&l->via_end, l->via[1]);
 	}
 	if (l->via_held == 0) {
-		n = call(l, l->in->fd, l->via[1], len);
-		if (n == -2)
-			return -1;
-		if (n == -1 && l->fast_moved == 0 && is_refusal(errno)) {
-			refused(l);
-			return step_rw(l, len);
+		c = zerocopy_call(l, l->in->fd, l->via[1], len);
+		if ((n = io_move(&c)) == 0)
+			return 0;
+		if (n == -1) {
+			if (zerocopy_refused(&c, l->fast_moved)) {
+				leave_zerocopy(l);
+				return step_rw(l, len);
+			}
+			/* The call's own error is the input's: the private
+			 * pipe is ours. */
+			return fail_side(l, c.waiting ? c.side : SL_INPUT);
 		}
-		if (n <= 0)
-			return n == 0 ? 0 : fail(l, SL_INPUT);
 		l->via_held = n;
 	}
 	n = l->via_held;
-	while (l->via_held > 0) {
-		ssize_t m = call(l, l->via[0], l->out->fd, l->via_held);
+	c = zerocopy_call(l, l->via[0], l->out->fd, l->via_held);
+	if (io_move_all(&c) == -1) {
+		size_t moved = l->via_held - c.len;
 
-		if (m == -2) {
-			via_drop(l);
-			return -1;
+		l->via_held = c.len;
+		count_zerocopy(l, moved);
+		pipe_carried(&l->via_end, moved);
+		if (zerocopy_refused(&c, l->fast_moved)) {
+			leave_zerocopy(l);
+			return write_via_bytes(l);
 		}
-		if (m == -1 && l->fast_moved == 0 && is_refusal(errno)) {
-			refused(l);
-			return via_to_write(l);
-		}
-		if (m <= 0) {
-			if (m == 0)
-				errno = EIO;	/* a pipe we hold cannot end */
-			via_drop(l);
-			return fail(l, SL_OUTPUT);
-		}
-		l->via_held -= m;
-		carried(l, m);
-		pipe_carried(&l->via_end, m);
+		/* The call's own error is the output's: the private pipe,
+		 * which we hold, cannot end (io_move_all's EIO). */
+		drop_via_bytes(l);
+		return fail_side(l, c.waiting ? c.side : SL_OUTPUT);
 	}
+	count_zerocopy(l, n);
+	pipe_carried(&l->via_end, n);
 	l->via_held = 0;
 	return n;
 }
@@ -417,57 +409,59 @@ link_step(struct link *l, size_t len)
 /*
  * Write LEN bytes of BUF, which never changes while the program runs, to
  * L's output: vmsplice(2) into a pipe (the pipe then holds references to
- * BUF's pages, hence the rule), write(2) elsewhere.  Return the count
- * moved (> 0, maybe short), or -1 with errno set.
+ * BUF's pages, hence the rule), write(2) elsewhere, and once vmsplice is
+ * refused.  Return the count moved (> 0, maybe short), or -1 with errno
+ * set and L->side SL_OUTPUT.
  */
 ssize_t
 link_put(struct link *l, const void *buf, size_t len)
 {
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
 	for (;;) {
-		ssize_t n = l->path == PATH_VMSPLICE ?
-		    sys_vmsplice(l->out->fd, &iov, 1) :
-		    write(l->out->fd, buf, len);
+		struct io_call c = {
+			.op = l->path == PATH_VMSPLICE ? IO_VMSPLICE : IO_WRITE,
+			.in = -1, .out = l->out->fd,
+			.buf = (void *)buf, .len = len
+		};
+		ssize_t n = io_move(&c);
 
 		if (n >= 0) {
 			if (l->path == PATH_VMSPLICE)
-				carried(l, n);
+				count_zerocopy(l, n);
 			return n;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			if (wait_fd(l->out->fd, POLLOUT) == -1)
-				return -1;
-		} else if (l->path == PATH_VMSPLICE && l->fast_moved == 0 &&
-		    is_refusal(errno)) {
-			refused(l);
-		} else
-			return -1;
+		if (l->path != PATH_VMSPLICE ||
+		    !zerocopy_refused(&c, l->fast_moved))
+			return fail_side(l, SL_OUTPUT);
+		leave_zerocopy(l);
 	}
 }
 
 /*
  * Move up to LEN bytes from pipe IN to OUT with splice(2), or duplicate
- * them with tee(2) if DUP, retrying EINTR and waiting out EAGAIN.  For
- * the fan-out, which keeps its own policy per output and knows which
- * side each call can fail on.  Return the count, 0 at end of input, or
- * -1 with errno set.
+ * them with tee(2) if DUP (io_move).  For the fan-out, which keeps its
+ * own policy per output.  Return the count, 0 at end of input, or -1
+ * with errno set and *SIDE saying where, as far as io_move knows: the
+ * side a failed wait was on (SL_INPUT or SL_OUTPUT), or 0 if the call
+ * itself failed (the caller knows which side each of its calls can fail
+ * on).
  */
+ssize_t
+xfer_pipe_side(int in, int out, size_t len, int dup, int *side)
+{
+	struct io_call c = { .op = dup ? IO_TEE : IO_SPLICE,
+	    .in = in, .out = out, .len = len };
+	ssize_t n = io_move(&c);
+
+	if (n == -1)
+		*side = c.waiting ? c.side : 0;
+	return n;
+}
+
+/* xfer_pipe_side, for a caller that does not ask where it failed. */
 ssize_t
 xfer_pipe(int in, int out, size_t len, int dup)
 {
-	for (;;) {
-		ssize_t n = dup ? sys_tee(in, out, len) :
-		    sys_splice(in, out, len);
-		int side;
+	int side;
 
-		if (n >= 0)
-			return n;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN || wait_either(in, out, &side) == -1)
-			return -1;
-	}
+	return xfer_pipe_side(in, out, len, dup, &side);
 }

@@ -220,4 +220,18 @@ for e in EIO ENOSPC EBADF; do
 	done
 done
 
+# A write that takes nothing and says no error (strace fakes the 0): the
+# output is full, ENOSPC, as GNU's full_write takes it; not a call to
+# make again.  The same for a vmsplice(2) of cat's handoff.
+test_expect_success STRACE 'rw path, write 1 to stdout returns 0: out ENOSPC' '
+	when=$(cat_call rw write "^write\\(1," 1) && test -n "$when" &&
+	cat_run_path rw with_faults write:retval=0:when=$when &&
+	cat_check out:ENOSPC
+'
+test_expect_success STRACE,ZEROCOPY 'hf path, vmsplice 1 returns 0: out ENOSPC' '
+	when=$(cat_call hf vmsplice "^vmsplice\\(1," 1) && test -n "$when" &&
+	cat_run_path hf with_faults vmsplice:retval=0:when=$when &&
+	cat_check out:ENOSPC
+'
+
 test_done

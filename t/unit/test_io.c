@@ -1,5 +1,6 @@
-/* Unit tests of lib/io.c, the engine's one retry loop: write_all,
- * read_some, read_exact, wait_fd and wait_either. */
+/* Unit tests of lib/io.c's calls as the engine uses them: write_all,
+ * read_some, read_exact, wait_fd and wait_either.  The retry policy
+ * itself, io_move, is test_retry.c's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
