@@ -215,8 +215,7 @@ void link_retarget(struct link *l, struct end *in, off_t size);
 ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
-ssize_t xfer_pipe(int in, int out, size_t len, int dup);
-ssize_t xfer_pipe_side(int in, int out, size_t len, int dup, int *side);
+ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup);
 int zerocopy_refused(const struct io_call *c, off_t moved);
 
 /* lanes.c: outputs that need a copy, written by threads of their own. */

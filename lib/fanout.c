@@ -497,11 +497,12 @@ chunk_to_buf(struct fan *f, size_t have, size_t len)
 static int
 chunk_to_copy_pipe(struct fan *f, size_t *len, int *fixed)
 {
+	struct io_call c;
 	ssize_t k;
 
 	if (open_copy_pipe(f) == -1)
 		return chunk_to_buf(f, 0, *len);
-	k = xfer_pipe(f->chunk[0], f->copy[1], *len, 1);
+	k = xfer_pipe(&c, f->chunk[0], f->copy[1], *len, 1);
 	if (k <= 0)
 		return chunk_to_buf(f, 0, *len);
 	if (!*fixed) {
@@ -522,7 +523,8 @@ static int
 copy_pipe_to_output(struct fan *f, size_t i, size_t off, size_t len)
 {
 	struct sl_out *o = &f->outs[i];
-	int err;
+	struct io_call c;
+	int err, refused;
 
 	while (off < len && o->fd != -1) {
 		ssize_t k;
@@ -535,16 +537,17 @@ copy_pipe_to_output(struct fan *f, size_t i, size_t off, size_t len)
 			write_buf(f, i, off, len);
 			break;
 		}
-		k = xfer_pipe(f->copy[0], f->ends[i].fd, len - off, 0);
+		k = xfer_pipe(&c, f->copy[0], f->ends[i].fd, len - off, 0);
 		if (k > 0) {
 			off += k;
 			count_zc(f, i, k);
 			continue;
 		}
+		refused = k == -1 && zerocopy_refused(&c, out_state(o)->zc_moved);
 		err = k == 0 ? EIO : errno;	/* a pipe we hold cannot end */
 		if (pipe_to_buf(f, f->copy[0], off, len - off) == -1)
 			return -1;
-		if (out_state(o)->zc_moved == 0 && is_refusal(err)) {
+		if (refused) {
 			out_state(o)->path = OUT_WRITE;
 			write_buf(f, i, off, len);
 		} else
@@ -563,6 +566,7 @@ static int
 give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 {
 	struct sl_out *o = &f->outs[i];
+	struct io_call c;
 	ssize_t k = 0;
 
 	if (f->chunk_at != AT_BUF && out_state(o)->path == OUT_ZC &&
@@ -575,7 +579,7 @@ give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 			write_buf(f, i, 0, *len);
 			return 0;
 		}
-		k = xfer_pipe(f->chunk[0], f->ends[i].fd, *len, 1);
+		k = xfer_pipe(&c, f->chunk[0], f->ends[i].fd, *len, 1);
 		if (k > 0) {
 			count_zc(f, i, k);
 			if (!*fixed) {
@@ -584,8 +588,8 @@ give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 			}
 			if ((size_t)k == *len)
 				return 0;
-		} else if (out_state(o)->zc_moved > 0 || k == 0 ||
-		    !is_refusal(errno)) {
+		} else if (k == 0 ||
+		    !zerocopy_refused(&c, out_state(o)->zc_moved)) {
 			drop_output(f, i, k == 0 ? EIO : errno);
 			return 0;
 		} else {
@@ -632,13 +636,15 @@ give_last(struct fan *f, size_t i, size_t len)
 	while (f->chunk_at != AT_BUF && o->fd != -1 &&
 	    out_state(o)->path == OUT_ZC &&
 	    off < len && !(stall = output_stalled(f, i))) {
-		ssize_t k = xfer_pipe(f->chunk[0], f->ends[i].fd, len - off, 0);
+		struct io_call c;
+		ssize_t k = xfer_pipe(&c, f->chunk[0], f->ends[i].fd, len - off,
+		    0);
 
 		if (k > 0) {
 			off += k;
 			count_zc(f, i, k);
-		} else if (out_state(o)->zc_moved == 0 && k == -1 &&
-		    is_refusal(errno))
+		} else if (k == -1 &&
+		    zerocopy_refused(&c, out_state(o)->zc_moved))
 			out_state(o)->path = OUT_WRITE;
 		else
 			drop_output(f, i, k == 0 ? EIO : errno);
@@ -661,9 +667,10 @@ give_last(struct fan *f, size_t i, size_t len)
 static int
 fill_chunk_pipe(struct fan *f, size_t lim)
 {
-	ssize_t n = xfer_pipe(f->in.fd, f->chunk[1], lim, 0);
+	struct io_call c;
+	ssize_t n = xfer_pipe(&c, f->in.fd, f->chunk[1], lim, 0);
 
-	if (n == -1 && f->in_moved == 0 && is_refusal(errno)) {
+	if (n == -1 && zerocopy_refused(&c, f->in_moved)) {
 		f->mode = MODE_RW;	/* the input refuses: read/write */
 		return 1;
 	}

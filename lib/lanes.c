@@ -113,6 +113,7 @@ lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved)
 {
 	while (*moved < n) {
 		size_t want = n - *moved;
+		struct io_call c;
 		ssize_t k;
 
 		if (l->rw) {
@@ -125,13 +126,13 @@ lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved)
 				return -1;
 			continue;
 		}
-		k = xfer_pipe(l->pipe[0], l->out, want, 0);
+		k = xfer_pipe(&c, l->pipe[0], l->out, want, 0);
 		if (k > 0) {
 			*moved += k;
 			l->proven = 1;
 			continue;
 		}
-		if (k == -1 && !l->proven && is_refusal(errno)) {
+		if (k == -1 && zerocopy_refused(&c, l->proven)) {
 			l->rw = 1;
 			continue;
 		}

@@ -438,30 +438,17 @@ link_put(struct link *l, const void *buf, size_t len)
 
 /*
  * Move up to LEN bytes from pipe IN to OUT with splice(2), or duplicate
- * them with tee(2) if DUP (io_move).  For the fan-out, which keeps its
- * own policy per output.  Return the count, 0 at end of input, or -1
- * with errno set and *SIDE saying where, as far as io_move knows: the
- * side a failed wait was on (SL_INPUT or SL_OUTPUT), or 0 if the call
- * itself failed (the caller knows which side each of its calls can fail
- * on).
+ * them with tee(2) if DUP, by io_move, which C describes.  For the
+ * fan-out, which keeps its own policy per output and knows which side
+ * each of its calls can fail on.  Return the count, 0 at end of input,
+ * or -1 with errno set and C saying how it failed (C->waiting and
+ * C->side, as io_move leaves them): zerocopy_refused(C, ...) tells a
+ * refusal.
  */
 ssize_t
-xfer_pipe_side(int in, int out, size_t len, int dup, int *side)
+xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup)
 {
-	struct io_call c = { .op = dup ? IO_TEE : IO_SPLICE,
+	*c = (struct io_call){ .op = dup ? IO_TEE : IO_SPLICE,
 	    .in = in, .out = out, .len = len };
-	ssize_t n = io_move(&c);
-
-	if (n == -1)
-		*side = c.waiting ? c.side : 0;
-	return n;
-}
-
-/* xfer_pipe_side, for a caller that does not ask where it failed. */
-ssize_t
-xfer_pipe(int in, int out, size_t len, int dup)
-{
-	int side;
-
-	return xfer_pipe_side(in, out, len, dup, &side);
+	return io_move(c);
 }

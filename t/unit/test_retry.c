@@ -2,7 +2,7 @@
  * Unit tests of the one retry policy (lib/io.c's io_move and
  * io_move_all) and of its users' contracts: every value io_move
  * returns, EINTR, EAGAIN on either side, short counts, and the side of
- * every failure (xfer_pipe_side, link_step, link_put, handoff_send).
+ * every failure (xfer_pipe, link_step, link_put, handoff_send).
  *
  * A wait that fails, and a vmsplice(2) that says 0, cannot be had from
  * the kernel on demand: this file defines its own poll() and vmsplice(),
@@ -350,7 +350,7 @@ TEST(splice_sides)
 {
 	int in[2], out[2], full[2], side_in = 0, side_out = 0;
 	struct io_call a = { .op = IO_SPLICE, .len = 4096 };
-	struct io_call b = { .op = IO_SPLICE, .len = 4096 };
+	struct io_call b = { .op = IO_SPLICE, .len = 4096 }, c;
 	ssize_t na, nb, nc, nd;
 
 	xpipe2(in, O_NONBLOCK);
@@ -360,12 +360,14 @@ TEST(splice_sides)
 	a.out = out[1];
 	fail_waits(1);
 	na = io_move(&a);
-	nc = xfer_pipe_side(in[0], out[1], 4096, 0, &side_in);
+	nc = xfer_pipe(&c, in[0], out[1], 4096, 0);
+	side_in = c.waiting ? c.side : 0;
 	xwrite(in[1], "abc", 3);
 	b.in = in[0];
 	b.out = full[1];
 	nb = io_move(&b);
-	nd = xfer_pipe_side(in[0], full[1], 4096, 1, &side_out);
+	nd = xfer_pipe(&c, in[0], full[1], 4096, 1);
+	side_out = c.waiting ? c.side : 0;
 	fail_waits(0);
 	ok(na == -1 && a.waiting == 1 && a.side == SL_INPUT,
 	    "io_move splice, input empty, the wait fails: SL_INPUT");
@@ -373,7 +375,7 @@ TEST(splice_sides)
 	    "io_move splice, output full, the wait fails: SL_OUTPUT");
 	ok(nc == -1 && side_in == SL_INPUT && nd == -1 &&
 	    side_out == SL_OUTPUT,
-	    "xfer_pipe_side (splice, tee): the side a failed wait was on");
+	    "xfer_pipe (splice, tee): the side a failed wait was on");
 	peek_fails = 1;
 	fail_waits(1);
 	nb = io_move(&b);
@@ -391,11 +393,12 @@ TEST(splice_sides)
 TEST(splice_own_failure)
 {
 	int a = xtmpfile(), b = xtmpfile(), side = -1;
-	struct io_call c = { .op = IO_SPLICE, .in = a, .out = b, .len = 10 };
+	struct io_call c = { .op = IO_SPLICE, .in = a, .out = b, .len = 10 }, x;
 	ssize_t n = io_move(&c), m;
 	int e = errno;
 
-	m = xfer_pipe_side(a, b, 10, 0, &side);
+	m = xfer_pipe(&x, a, b, 10, 0);
+	side = x.waiting ? x.side : 0;
 	ok(n == -1 && e == EINVAL && c.waiting == 0 && c.side == 0 &&
 	    m == -1 && side == 0,
 	    "io_move splice between two files: -1 EINVAL, side 0 (the "

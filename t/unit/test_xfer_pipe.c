@@ -31,6 +31,7 @@ empty(int fd)
 
 TEST(xfer_dup)
 {
+	struct io_call c;
 	size_t len = 60000;
 	char *data = pattern(0, len), *a = xmalloc(len), *b = xmalloc(len);
 	int in[2], out[2];
@@ -38,7 +39,7 @@ TEST(xfer_dup)
 
 	full_pipe(in, data, len);
 	xpipe(out);
-	n = xfer_pipe(in[0], out[1], MiB, 1);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 1);
 	ok(n == (ssize_t)len && read_exact(out[0], a, len) == 0 &&
 	    memcmp(a, data, len) == 0 && read_exact(in[0], b, len) == 0 &&
 	    memcmp(b, data, len) == 0 && empty(in[0]) && empty(out[0]),
@@ -53,6 +54,7 @@ TEST(xfer_dup)
 
 TEST(xfer_move)
 {
+	struct io_call c;
 	size_t len = 60000;
 	char *data = pattern(0, len), *a = xmalloc(len);
 	int in[2], out[2];
@@ -60,7 +62,7 @@ TEST(xfer_move)
 
 	full_pipe(in, data, len);
 	xpipe(out);
-	n = xfer_pipe(in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0);
 	ok(n == (ssize_t)len && read_exact(out[0], a, len) == 0 &&
 	    memcmp(a, data, len) == 0 && empty(in[0]),
 	    "xfer_pipe without dup (splice): the bytes move, the input is "
@@ -73,13 +75,14 @@ TEST(xfer_move)
 
 TEST(xfer_short_len)
 {
+	struct io_call c;
 	int in[2], out[2];
 	char buf[8];
 	ssize_t n;
 
 	full_pipe(in, "abcdefgh", 8);
 	xpipe(out);
-	n = xfer_pipe(in[0], out[1], 3, 0);
+	n = xfer_pipe(&c, in[0], out[1], 3, 0);
 	ok(n == 3 && read(out[0], buf, sizeof buf) == 3 &&
 	    memcmp(buf, "abc", 3) == 0 && read(in[0], buf, sizeof buf) == 5 &&
 	    memcmp(buf, "defgh", 5) == 0,
@@ -90,6 +93,7 @@ TEST(xfer_short_len)
 
 TEST(xfer_eof)
 {
+	struct io_call c;
 	int in[2], out[2];
 	ssize_t a, b;
 
@@ -97,8 +101,8 @@ TEST(xfer_eof)
 	xpipe(out);
 	close(in[1]);
 	in[1] = -1;
-	a = xfer_pipe(in[0], out[1], MiB, 0);
-	b = xfer_pipe(in[0], out[1], MiB, 1);
+	a = xfer_pipe(&c, in[0], out[1], MiB, 0);
+	b = xfer_pipe(&c, in[0], out[1], MiB, 1);
 	ok(a == 0 && b == 0, "xfer_pipe: 0 at end of input, with dup or not");
 	close_pair(in);
 	close_pair(out);
@@ -107,6 +111,7 @@ TEST(xfer_eof)
 /* Both pipes non-blocking, the input empty until a child writes. */
 TEST(xfer_waits)
 {
+	struct io_call c;
 	int in[2], out[2];
 	char buf[8];
 	ssize_t n;
@@ -118,7 +123,7 @@ TEST(xfer_waits)
 		usleep(50 * 1000);
 		_exit(write(in[1], "later", 5) == 5 ? 0 : 1);
 	}
-	n = xfer_pipe(in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0);
 	ok(n == 5 && read(out[0], buf, sizeof buf) == 5 &&
 	    memcmp(buf, "later", 5) == 0 && exited_ok(pid),
 	    "xfer_pipe: an empty non-blocking input is waited for, no EAGAIN");
@@ -128,12 +133,13 @@ TEST(xfer_waits)
 
 TEST(xfer_errors)
 {
+	struct io_call c;
 	int in[2], out[2], fd = xtmpfile(), e;
 	ssize_t n;
 
 	full_pipe(in, "abc", 3);
 	errno = 0;
-	n = xfer_pipe(in[0], fd, MiB, 1);
+	n = xfer_pipe(&c, in[0], fd, MiB, 1);
 	e = errno;
 	ok(n == -1 && e == EINVAL, "xfer_pipe with dup into a file: -1 "
 	    "EINVAL (tee(2) needs two pipes)");
@@ -141,7 +147,7 @@ TEST(xfer_errors)
 	close(out[0]);
 	out[0] = -1;
 	errno = 0;
-	n = xfer_pipe(in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0);
 	e = errno;
 	ok(n == -1 && e == EPIPE,
 	    "xfer_pipe into a pipe whose reader left: -1 EPIPE");
