@@ -222,7 +222,7 @@ int zerocopy_refused(const struct io_call *c, off_t moved);
 struct lanes;
 size_t lanes_wanted(size_t ncopy);
 struct lanes *lanes_start(const int *outs, const int *proven, size_t n,
-    size_t workers, long min);
+    size_t workers, long size, long min);
 int lanes_fd(const struct lanes *c, size_t k);
 int lanes_wait_room(struct lanes *c, size_t k);
 void lanes_posted(struct lanes *c, size_t k, size_t n);

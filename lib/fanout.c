@@ -43,6 +43,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -88,8 +90,15 @@ enum chunk_at {
  */
 #define GNU_CHUNK	8192
 
-/* The least a lane must hold: chunks of 64 KiB, not fewer. */
+/*
+ * Lanes (lanes.c) take pipe pages from the user's budget (see pipe.c):
+ * LANES_BUDGET bytes at most, which is eight lanes of PIPE_MAX and
+ * LANES_MAX of LANE_MIN.  A lane of less than LANE_MIN would make chunks
+ * of under 64 KiB: more files than LANES_MAX are copied on one thread.
+ */
+#define LANES_BUDGET	(4L << 20)
 #define LANE_MIN	(128L << 10)
+#define LANES_MAX	((size_t)(LANES_BUDGET / LANE_MIN))
 
 /* How long an output may stay full before its reader counts as stalled. */
 #define STALL_MS	1000
@@ -133,7 +142,12 @@ struct fan {
 	int lanes_tried;	/* lanes were started, or could not be */
 	struct lanes *lanes;	/* the lanes, or NULL */
 	int *lane_of;		/* output I's lane, or -1 */
+	int sigpipe_held;	/* SIGPIPE blocked while the lanes run */
+	sigset_t sigmask;	/* ... and the mask to go back to */
+	int dying;		/* a held SIGPIPE is due */
 };
+
+static void stop_lanes(struct fan *f);
 
 /* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
 static void
@@ -141,6 +155,12 @@ drop_output(struct fan *f, size_t i, int err)
 {
 	f->outs[i].fd = -1;
 	f->live--;
+	/* A SIGPIPE held back while lanes run would have ended us: stop,
+	 * and let it once the lanes are written (stop_lanes). */
+	if (err == EPIPE && f->sigpipe_held) {
+		f->dying = f->stop = 1;
+		return;
+	}
 	if (f->fail(f->ctx, i, err) == -1)
 		f->stop = 1;
 }
@@ -313,6 +333,11 @@ release_pipes(struct fan *f, size_t len)
 	close_pair(f->chunk);
 	close_pair(f->copy);
 	f->mode = MODE_RW_UNTIL;
+	/* The lanes' pipes go too, and come back with the stream. */
+	if (f->lanes != NULL) {
+		stop_lanes(f);
+		f->lanes_tried = 0;
+	}
 	return 0;
 }
 
@@ -364,6 +389,50 @@ needs_copy(struct fan *f, size_t i)
 }
 
 /*
+ * Return 1 if output I needs a copy and may have a lane: a regular file,
+ * which takes its bytes whoever reads it.  A socket's copy stays on this
+ * thread, where the chunk is no more than its buffer holds: a worker
+ * blocked on a socket whose reader waits for another output would keep
+ * the other lanes it serves waiting too.
+ */
+static int
+takes_lane(struct fan *f, size_t i)
+{
+	return needs_copy(f, i) && f->ends[i].kind == K_FILE;
+}
+
+/*
+ * While lanes run, a write of this thread into a pipe whose reader left
+ * must not end the process before the lanes are written: the files
+ * would hold less than that reader got, where GNU's hold more.  So
+ * SIGPIPE, if it would end the process, waits blocked until stop_lanes.
+ */
+static void
+hold_sigpipe(struct fan *f)
+{
+	struct sigaction sa;
+	sigset_t pipe;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL &&
+	    pthread_sigmask(SIG_BLOCK, &pipe, &f->sigmask) == 0)
+		f->sigpipe_held = !sigismember(&f->sigmask, SIGPIPE);
+}
+
+/* The lanes are written: a SIGPIPE held back (hold_sigpipe) ends us. */
+static void
+let_sigpipe(struct fan *f)
+{
+	if (!f->sigpipe_held)
+		return;
+	f->sigpipe_held = 0;
+	pthread_sigmask(SIG_SETMASK, &f->sigmask, NULL);
+	if (f->dying)
+		raise(SIGPIPE);
+}
+
+/*
  * The stream has shown itself worth a big chunk pipe: worth threads
  * too, if the caller allows them and the outputs that copy warrant them
  * (lanes_wanted).  Their lanes take the place of those outputs here.
@@ -372,40 +441,52 @@ needs_copy(struct fan *f, size_t i)
 static void
 start_lanes(struct fan *f)
 {
-	size_t i, k = 0, ncopy = 0, workers;
+	size_t i, k = 0, ncopy = 0, nlanes = 0, workers;
+	long size = PIPE_MAX;
 	int *outs, *proven;
 
 	if (!f->parallel || f->lanes_tried)
 		return;
 	f->lanes_tried = 1;
-	for (i = 0; i < f->n; i++)
+	for (i = 0; i < f->n; i++) {
 		ncopy += needs_copy(f, i);
-	if ((workers = lanes_wanted(ncopy)) == 0)
+		nlanes += takes_lane(f, i);
+	}
+	if (nlanes == 0 || nlanes > LANES_MAX ||
+	    (workers = lanes_wanted(ncopy)) == 0)
 		return;
+	if (workers > nlanes)
+		workers = nlanes;
+	while (size * (long)nlanes > LANES_BUDGET)
+		size /= 2;
 	f->lane_of = malloc(f->n * sizeof *f->lane_of);
-	outs = malloc(ncopy * sizeof *outs);
-	proven = malloc(ncopy * sizeof *proven);
+	outs = malloc(nlanes * sizeof *outs);
+	proven = malloc(nlanes * sizeof *proven);
 	if (f->lane_of != NULL && outs != NULL && proven != NULL) {
 		for (i = 0; i < f->n; i++) {
 			f->lane_of[i] = -1;
-			if (!needs_copy(f, i))
+			if (!takes_lane(f, i))
 				continue;
 			outs[k] = f->outs[i].fd;
 			proven[k] = out_state(&f->outs[i])->zc_moved > 0;
 			f->lane_of[i] = k++;
 		}
-		f->lanes = lanes_start(outs, proven, ncopy, workers,
+		f->lanes = lanes_start(outs, proven, nlanes, workers, size,
 		    LANE_MIN);
 	}
 	free(outs);
 	free(proven);
-	if (f->lanes == NULL)
+	if (f->lanes == NULL) {
+		free(f->lane_of);
+		f->lane_of = NULL;
 		return;
+	}
 	for (i = 0; i < f->n; i++)
 		if (f->lane_of[i] != -1) {
 			end_init(&f->ends[i], lanes_fd(f->lanes, f->lane_of[i]));
 			f->ends[i].grown = 1;
 		}
+	hold_sigpipe(f);
 }
 
 /* N bytes went through the chunk pipe: size it for what comes next. */
@@ -726,8 +807,10 @@ round_zc(struct fan *f)
 
 /*
  * Return 1 if two of the outputs are the same file, pipe or socket,
- * where what each chunk writes lands between the other's.  (Devices do
- * not count: /dev/null twice shows nothing.)
+ * where what each chunk writes lands between the other's, or if an
+ * output is the input file, where a chunk spliced in would be the page
+ * cache's pages that the output then rewrites.  (Devices do not count:
+ * /dev/null twice shows nothing.)
  */
 static int
 aliased(struct fan *f)
@@ -737,6 +820,9 @@ aliased(struct fan *f)
 	for (i = 0; i < f->n; i++) {
 		if (f->outs[i].fd == -1 || f->ends[i].kind == K_OTHER)
 			continue;
+		if (f->in.kind == K_FILE && f->ends[i].ino == f->in.ino &&
+		    f->ends[i].dev == f->in.dev)
+			return 1;
 		for (j = i + 1; j < f->n; j++)
 			if (f->outs[j].fd != -1 &&
 			    f->ends[i].ino == f->ends[j].ino &&
@@ -788,8 +874,10 @@ copy_single(struct fan *f, size_t i)
 }
 
 /*
- * The workers are done: each output they served got what its lane was
- * given, or failed; report those failures, in the order of the outputs.
+ * Let the workers write what their lanes were given, and end them: the
+ * outputs they served are this thread's again, and their failures are
+ * reported, in the order of the outputs.  Then a SIGPIPE held back
+ * meanwhile ends the process.
  */
 static void
 stop_lanes(struct fan *f)
@@ -799,11 +887,19 @@ stop_lanes(struct fan *f)
 
 	lanes_stop(f->lanes, errs);
 	f->lanes = NULL;
-	for (i = 0; i < f->n; i++)
-		if (f->lane_of[i] != -1 && errs != NULL && errs[f->lane_of[i]] &&
-		    f->outs[i].fd != -1 && !f->stop)
-			drop_output(f, i, errs[f->lane_of[i]]);
+	for (i = 0; i < f->n; i++) {
+		int k = f->lane_of[i];
+
+		if (k == -1 || f->outs[i].fd == -1)
+			continue;
+		end_init(&f->ends[i], f->outs[i].fd);
+		if (errs != NULL && errs[k] && !f->stop)
+			drop_output(f, i, errs[k]);
+	}
 	free(errs);
+	free(f->lane_of);
+	f->lane_of = NULL;
+	let_sigpipe(f);
 }
 
 /* sl_fanout, with copies in threads if PARALLEL. */
@@ -842,7 +938,6 @@ fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx,
 	saved = errno;
 	if (f.lanes != NULL)
 		stop_lanes(&f);
-	free(f.lane_of);
 	close_pair(f.chunk);
 	close_pair(f.copy);
 	free(f.buf);

@@ -265,14 +265,14 @@ lanes_stop(struct lanes *c, int *errs)
 /*
  * Start N lanes into the outputs OUTS (PROVEN[K]: zero-copy reached
  * OUTS[K] already), served by WORKERS threads.  Each lane is a private
- * pipe of PIPE_MAX bytes, or of as much as the user's pipe quota grants:
- * if a lane gets less than MIN bytes, or a pipe, a buffer or a thread
+ * pipe of SIZE bytes, or of as much as the user's pipe quota grants: if
+ * a lane gets less than MIN bytes, or a pipe, a buffer or a thread
  * cannot be had, nothing is started.  Return the lanes, or NULL with
  * errno set; nothing the caller holds has changed then.
  */
 struct lanes *
 lanes_start(const int *outs, const int *proven, size_t n, size_t workers,
-    long min)
+    long size, long min)
 {
 	struct lanes *c = calloc(1, sizeof *c);
 	pthread_attr_t attr;
@@ -300,7 +300,7 @@ lanes_start(const int *outs, const int *proven, size_t n, size_t workers,
 		l->worker = i % workers;
 		if (pipe_private(l->pipe) == -1)
 			err = errno;
-		else if (pipe_grow_to(l->pipe[1], PIPE_MAX) < min)
+		else if (pipe_grow_to(l->pipe[1], size) < min)
 			err = ENOBUFS;
 	}
 	if (pthread_attr_init(&attr) != 0) {

@@ -114,7 +114,7 @@ test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 	else:
 	    stdin = open(src, "rb")
 	files = sys.argv[3:]
-	tee = subprocess.Popen(["tee", "fifo"] + files, stdin=stdin, stdout=b)
+	tee = subprocess.Popen(["tee"] + files + ["fifo"], stdin=stdin, stdout=b)
 	b.close()
 	fifo = os.open("fifo", os.O_RDONLY)
 	def take(read, n):
@@ -142,8 +142,22 @@ test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 	rm -f fifo &&
 	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" pipe &&
 	rm -f fifo &&
-	# A file too: the socket and the file copy, on threads of their own.
+	# Files too, before the fifo: they copy on threads of their own,
+	# and tee must not wait for one while the reader waits on the fifo.
 	timeout 60 "$(python3_path)" -I -S lockstep.py "$TRASH/big" pipe f1 f2
+'
+
+# Standard output the input file itself, read and written at two
+# offsets: what tee reads must not be what it has just written there.
+test_expect_success GNU 'an output that is the input file: as GNU' '
+	head -c 4096 "$TRASH/big" >expect.head &&
+	for t in gnu:/usr/bin/tee sut:tee; do
+		cp "$TRASH/big" F &&
+		sh -c "{ head -c 4096 >/dev/null; ${t#*:} o.${t%%:*}; } <F 1<>F" &&
+		mv F F.${t%%:*} || exit 1
+	done &&
+	test_cmp o.gnu o.sut &&
+	test_cmp F.gnu F.sut
 '
 
 # `tee /dev/stdout >>g`: stdout appends to g, /dev/stdout writes g at its

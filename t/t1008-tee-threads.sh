@@ -45,6 +45,7 @@ write_sockpeer() {
 	a, b = socket.socketpair()
 	pid = os.fork()
 	if pid == 0:
+	    open("pid", "w").write("%d\n" % os.getpid())
 	    a.close()
 	    os.dup2(b.fileno(), 1)
 	    b.close()
@@ -203,6 +204,34 @@ test_expect_success PYTHON3,GNU 'tee -p, a socket reader that leaves: as GNU, fi
 	test_cmp err.gnu err.sut
 '
 
+# private_pipes PID: how many pipes process PID made for itself: those
+# it holds with O_CLOEXEC (what it inherited has no O_CLOEXEC).
+private_pipes() {
+	pp_n=0
+	for pp_fd in /proc/$1/fd/*; do
+		case $(readlink "$pp_fd") in
+		pipe:*)	pp_fl=$(sed -n "s/^flags:[[:space:]]*//p" \
+				"/proc/$1/fdinfo/${pp_fd##*/}")
+			[ $((0$pp_fl & 02000000)) = 0 ] || pp_n=$((pp_n + 1)) ;;
+		esac
+	done
+	echo $pp_n
+}
+
+# tee_gave_pipes_back PID: wait until tee PID holds no pipe of its own,
+# as a stalled tee must after a second (tee(1)); fail after some 30 s.
+tee_gave_pipes_back() {
+	gp_i=0
+	while [ "$(private_pipes $1)" != 0 ]; do
+		[ $gp_i -lt 300 ] || {
+			ls -l /proc/$1/fd
+			return 1
+		}
+		sleep 0.1
+		gp_i=$((gp_i + 1))
+	done
+}
+
 # A socket whose reader stalls, after 16 MiB, while files are outputs:
 # the files may get what tee holds for the socket, at most 1 MiB of pipe
 # (tee(1)) beyond what the socket took, and no more.  The bound is
@@ -222,6 +251,7 @@ test_expect_success PYTHON3 'a stalled socket output: the files run ahead by the
 	sndbuf=$(sysctl -n net.core.wmem_default) &&
 	test "$size" -le $((16777216 + sndbuf * 2 + 1048576 + 524288)) &&
 	test "$size" -lt $BIG &&
+	tee_gave_pipes_back "$($SYS_CAT pid)" &&
 	: >go &&
 	wait &&
 	test_status 0 &&
@@ -229,6 +259,35 @@ test_expect_success PYTHON3 'a stalled socket output: the files run ahead by the
 	test_cmp "$TRASH/in.big" f1 &&
 	test_cmp "$TRASH/in.big" f2 &&
 	test_cmp "$TRASH/in.big" sock
+'
+
+# The reader of standard output, a pipe, leaves: SIGPIPE ends tee, as
+# GNU's, but not before every file holds what that reader got, and more.
+test_expect_success 'a pipe reader that leaves: the files hold what it read' '
+	for i in 1 2 3; do
+		$SYS_CAT "$TRASH/in.big" | tee a b | head -c 20000000 >/dev/null &&
+		test "$(test_file_size a)" -ge 20000000 &&
+		test "$(test_file_size b)" -ge 20000000 &&
+		test_is_prefix a "$TRASH/in.big" &&
+		test_is_prefix b "$TRASH/in.big" || exit 1
+	done
+'
+
+# Lanes take at most 4 MiB of the user pipe budget, a lane no less
+# than 128 KiB: 12 files get smaller lanes, 40 get none.
+test_expect_success SLUICE,STRACE,SMP 'many files: lanes within 4 MiB, or no thread' '
+	files= &&
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do files="$files f$i"; done &&
+	$SYS_CAT "$TRASH/in.big" |
+	strace -f -qq -e trace=fcntl,clone3 -o trace tee $files >/dev/null &&
+	test "$(threads_started)" -ge 1 &&
+	lanes=$(grep -c "F_SETPIPE_SZ, 262144) *= 262144" trace) &&
+	test "$lanes" = 12 &&
+	! grep "F_SETPIPE_SZ, 524288) *= 524288" trace &&
+	for i in $(seq 13 40); do files="$files f$i"; done &&
+	$SYS_CAT "$TRASH/in.big" | traced tee $files >/dev/null &&
+	test "$(threads_started)" = 0 &&
+	for f in $files; do test_cmp "$TRASH/in.big" $f || exit 1; done
 '
 
 # As an unprivileged uid of our own, with no process to spare, a thread
