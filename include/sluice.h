@@ -79,9 +79,10 @@ int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
 
 /*
- * sl_fanout, with the outputs that need a copy of every byte (regular
- * files, stream sockets) written by threads of their own, one per CPU at
- * most, once the stream has shown itself big enough to repay them.  Each
+ * sl_fanout, with the regular files among the outputs written by threads
+ * of their own, one per CPU at most, when two outputs or more need a
+ * copy of every byte (files, stream sockets) and the stream has shown
+ * itself big enough to repay them.  Each
  * output still gets every byte, in order, but one may run ahead of
  * another by what the engine holds for it (at most 1 MiB of pipe per
  * output), and FAIL may be called later than the failure: an output

@@ -33,11 +33,12 @@
  * pipes, at the default size, once a read shows it is worth it again.
  *
  * sl_fanout_parallel also moves the copies off this thread once the
- * stream warrants a big chunk pipe: each output that needs a copy (a
- * file, a stream socket) gets a lane (lanes.c), a pipe that takes the
- * output's place here and that a worker thread writes out.  A lane holds
- * two chunks at most, so that the order above holds within that window,
- * and beyond it this thread waits for the slowest output.
+ * stream warrants a big chunk pipe: each regular file among the outputs
+ * gets a lane (lanes.c), a pipe that takes the file's place here and
+ * that a worker thread writes out, while this thread copies into the
+ * sockets.  A lane holds two chunks at most, so that the order above
+ * holds within that window, and beyond it this thread waits for the
+ * slowest output.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,8 +1,8 @@
 /*
- * Lanes: the outputs of a fan-out that need a copy (regular files,
- * stream sockets), each fed through a pipe of its own by the fan-out's
- * thread and written out by a worker thread, so that copies into
- * different outputs run on different CPUs.
+ * Lanes: the regular files among a fan-out's outputs, each fed through a
+ * pipe of its own by the fan-out's thread and written out by a worker
+ * thread, so that the copies into their page caches run on different
+ * CPUs.
  *
  * The fan-out duplicates each chunk into a lane with tee(2), which
  * copies no data, only page references; the worker splices the lane
