@@ -79,18 +79,19 @@ int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
 
 /*
- * sl_fanout, with the regular files among the outputs written by threads
- * of their own, one per CPU at most, when two outputs or more need a
- * copy of every byte (files, stream sockets) and the stream has shown
- * itself big enough to repay them.  Each
- * output still gets every byte, in order, but one may run ahead of
- * another by what the engine holds for it (at most 1 MiB of pipe per
- * output), and FAIL may be called later than the failure: an output
- * after OUTS[I] may have had the chunk that failed there, and more, and
- * a stop FAIL asks for comes once the threads have written what they
- * were given.  A caller that stops at the first failure wants
- * sl_fanout.  Setting the environment variable SLUICE_THREADS to N
- * allows at most N threads that copy (1: none but the caller's).
+ * sl_fanout, with the copies into the outputs that need one of every
+ * byte (regular files, stream sockets) shared among threads, one per
+ * CPU at most, the caller's included, which keeps the sockets: when two
+ * outputs or more need a copy and the stream has shown itself big enough
+ * to repay threads.  Each output still gets every byte, in order, but
+ * one may run ahead of another by what the engine holds for it (at most
+ * 1.5 MiB of pipe per output), and FAIL may be called later than the
+ * failure: an output after OUTS[I] may have had the chunk that failed
+ * there, and more, and a stop FAIL asks for comes once the threads have
+ * written what they were given.  A caller that stops at the first
+ * failure wants sl_fanout.  Setting the environment variable
+ * SLUICE_THREADS to N allows at most N threads that copy (1: none but
+ * the caller's).
  */
 int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
     sl_fail_fn *fail, void *ctx);

@@ -33,10 +33,10 @@
  * pipes, at the default size, once a read shows it is worth it again.
  *
  * sl_fanout_parallel also moves the copies off this thread once the
- * stream warrants a big chunk pipe: each regular file among the outputs
- * gets a lane (lanes.c), a pipe that takes the file's place here and
+ * stream warrants a big chunk pipe: regular files among the outputs get
+ * a lane each (lanes.c), a pipe that takes the file's place here and
  * that a worker thread writes out, while this thread copies into the
- * sockets.  A lane holds two chunks at most, so that the order above
+ * sockets and the last files, its share.  A lane holds two chunks at most, so that the order above
  * holds within that window, and beyond it this thread waits for the
  * slowest output.
  */
@@ -98,6 +98,7 @@ enum chunk_at {
  * of under 64 KiB: more files than LANES_MAX are copied on one thread.
  */
 #define LANES_BUDGET	(4L << 20)
+#define LANE_MAX	(1L << 20)
 #define LANE_MIN	(128L << 10)
 #define LANES_MAX	((size_t)(LANES_BUDGET / LANE_MIN))
 
@@ -442,8 +443,8 @@ let_sigpipe(struct fan *f)
 static void
 start_lanes(struct fan *f)
 {
-	size_t i, k = 0, ncopy = 0, nlanes = 0, workers;
-	long size = PIPE_MAX;
+	size_t i, k = 0, ncopy = 0, nfiles = 0, nlanes, threads, workers, own;
+	long size = LANE_MAX;
 	int *outs, *proven;
 
 	if (!f->parallel || f->lanes_tried)
@@ -451,13 +452,18 @@ start_lanes(struct fan *f)
 	f->lanes_tried = 1;
 	for (i = 0; i < f->n; i++) {
 		ncopy += needs_copy(f, i);
-		nlanes += takes_lane(f, i);
+		nfiles += takes_lane(f, i);
 	}
-	if (nlanes == 0 || nlanes > LANES_MAX ||
-	    (workers = lanes_wanted(ncopy)) == 0)
+	if (nfiles == 0 || (threads = lanes_wanted(ncopy)) == 0)
 		return;
-	if (workers > nlanes)
-		workers = nlanes;
+	/* This thread copies too, its share: the sockets, and the last
+	 * files, as many as the share leaves room for. */
+	own = ncopy / threads > ncopy - nfiles ? ncopy / threads -
+	    (ncopy - nfiles) : 0;
+	nlanes = nfiles - own;
+	workers = threads - 1 < nlanes ? threads - 1 : nlanes;
+	if (nlanes == 0 || nlanes > LANES_MAX)
+		return;
 	while (size * (long)nlanes > LANES_BUDGET)
 		size /= 2;
 	f->lane_of = malloc(f->n * sizeof *f->lane_of);
@@ -466,7 +472,7 @@ start_lanes(struct fan *f)
 	if (f->lane_of != NULL && outs != NULL && proven != NULL) {
 		for (i = 0; i < f->n; i++) {
 			f->lane_of[i] = -1;
-			if (!takes_lane(f, i))
+			if (!takes_lane(f, i) || k == nlanes)
 				continue;
 			outs[k] = f->outs[i].fd;
 			proven[k] = out_state(&f->outs[i])->zc_moved > 0;

@@ -7,8 +7,8 @@
  * The fan-out duplicates each chunk into a lane with tee(2), which
  * copies no data, only page references; the worker splices the lane
  * into its output, which is where the copy is made.  A worker serves
- * one lane or several (no more workers than CPUs), in the order their
- * bytes were posted.
+ * one lane or several, in turn; the fan-out's thread copies its share
+ * too, so that there are no more threads that copy than CPUs.
  *
  * The window.  A lane holds at most two chunks: before the fan-out puts
  * a chunk into a lane, it waits until the worker has written out all but
@@ -65,7 +65,8 @@ struct worker {
 
 struct lanes {
 	pthread_mutex_t lock;
-	pthread_cond_t room;	/* a worker took bytes out of a lane */
+	pthread_cond_t room;	/* a worker took bytes out of WAITED */
+	struct lane *waited;	/* the lane the fan-out waits on, or NULL */
 	int closing;		/* no more bytes will be posted */
 	struct lane *lane;
 	size_t n;
@@ -74,11 +75,10 @@ struct lanes {
 };
 
 /*
- * How many workers NCOPY outputs that need a copy warrant: one each, no
- * more than the CPUs this process may run on, and no more than
- * SLUICE_THREADS says (1: none, the fan-out copies alone).  A result
- * below 2 means no workers at all: one worker would only move the
- * fan-out's copies to another thread.
+ * How many threads, the fan-out's own included, NCOPY outputs that need
+ * a copy warrant: one each, no more than the CPUs this process may run
+ * on, and no more than SLUICE_THREADS says (1: the fan-out copies
+ * alone).  0 means no workers at all.
  */
 size_t
 lanes_wanted(size_t ncopy)
@@ -221,7 +221,8 @@ work(void *arg)
 		l->done += moved;
 		if (err)
 			l->err = err;
-		pthread_cond_signal(&c->room);
+		if (c->waited == l)
+			pthread_cond_signal(&c->room);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
@@ -355,8 +356,11 @@ lanes_wait_room(struct lanes *c, size_t k)
 	int err;
 
 	pthread_mutex_lock(&c->lock);
-	while (l->err == 0 && l->done < l->mark)
+	while (l->err == 0 && l->done < l->mark) {
+		c->waited = l;
 		pthread_cond_wait(&c->room, &c->lock);
+	}
+	c->waited = NULL;
 	l->mark = l->posted;
 	err = l->err;
 	pthread_mutex_unlock(&c->lock);

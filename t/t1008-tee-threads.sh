@@ -88,8 +88,8 @@ test_expect_success 'setup: inputs' '
 test_expect_success SLUICE,STRACE,SMP 'a big stream into files: copies on threads, every byte' '
 	$SYS_CAT "$TRASH/in.big" | traced tee f1 f2 f3 >out &&
 	n=$(threads_started) &&
-	test "$n" -ge 2 &&
-	test "$n" -le "$(nproc)" &&
+	test "$n" -ge 1 &&
+	test "$n" -lt "$(nproc)" &&
 	for f in f1 f2 f3 out; do
 		test_cmp "$TRASH/in.big" $f || exit 1
 	done
@@ -274,20 +274,25 @@ test_expect_success 'a pipe reader that leaves: the files hold what it read' '
 '
 
 # Lanes take at most 4 MiB of the user pipe budget, a lane no less
-# than 128 KiB: 12 files get smaller lanes, 40 get none.
+# than 128 KiB: a dozen files share it; 70 would need more, and copy on
+# one thread.  What the pipes tee sized hold, its chunk pipe and copy
+# pipe of 1 MiB at most among them, is summed from the last size each
+# descriptor was given.
 test_expect_success SLUICE,STRACE,SMP 'many files: lanes within 4 MiB, or no thread' '
-	files= &&
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do files="$files f$i"; done &&
-	$SYS_CAT "$TRASH/in.big" |
+	in=$TRASH/in.8400001 files= &&
+	for i in $(seq 1 12); do files="$files f$i"; done &&
+	$SYS_CAT "$in" |
 	strace -f -qq -e trace=fcntl,clone3 -o trace tee $files >/dev/null &&
 	test "$(threads_started)" -ge 1 &&
-	lanes=$(grep -c "F_SETPIPE_SZ, 262144) *= 262144" trace) &&
-	test "$lanes" = 12 &&
-	! grep "F_SETPIPE_SZ, 524288) *= 524288" trace &&
-	for i in $(seq 13 40); do files="$files f$i"; done &&
-	$SYS_CAT "$TRASH/in.big" | traced tee $files >/dev/null &&
+	sed -n "s/.*fcntl(\([0-9]*\), F_SETPIPE_SZ, [0-9]*) *= \([0-9]*\)\$/\1 \2/p" \
+		trace >sizes &&
+	sum=$(awk "{ size[\$1] = \$2 } END { for (fd in size) s += size[fd]; print s }" sizes) &&
+	echo "the pipes tee sized hold $sum bytes" &&
+	test "$sum" -le $(((4 + 2) << 20)) &&
+	for i in $(seq 13 70); do files="$files f$i"; done &&
+	$SYS_CAT "$in" | traced tee $files >/dev/null &&
 	test "$(threads_started)" = 0 &&
-	for f in $files; do test_cmp "$TRASH/in.big" $f || exit 1; done
+	for f in $files; do test_cmp "$in" $f || exit 1; done
 '
 
 # As an unprivileged uid of our own, with no process to spare, a thread
