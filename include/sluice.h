@@ -79,11 +79,12 @@ int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
 
 /*
- * sl_fanout, with the copies into the outputs that need one of every
- * byte (regular files, stream sockets) shared among threads, one per
- * CPU at most, the caller's included, which keeps the sockets: when two
- * outputs or more need a copy and the stream has shown itself big enough
- * to repay threads.  Each output still gets every byte, in order, but
+ * sl_fanout, with the copies into regular files shared among threads,
+ * one per CPU at most, the caller's included: when two outputs or more
+ * need a copy of every byte, all of them files (into a socket, whose
+ * buffer bounds each chunk, threads cost more than they win), and the
+ * stream has shown itself big enough to repay threads.  Each output
+ * still gets every byte, in order, but
  * one may run ahead of another by what the engine holds for it (at most
  * 1.5 MiB of pipe per output), and FAIL may be called later than the
  * failure: an output after OUTS[I] may have had the chunk that failed

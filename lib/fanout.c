@@ -395,7 +395,8 @@ needs_copy(struct fan *f, size_t i)
  * which takes its bytes whoever reads it.  A socket's copy stays on this
  * thread, where the chunk is no more than its buffer holds: a worker
  * blocked on a socket whose reader waits for another output would keep
- * the other lanes it serves waiting too.
+ * the other lanes it serves waiting too, and a stalled socket would
+ * keep its lane.
  */
 static int
 takes_lane(struct fan *f, size_t i)
@@ -454,12 +455,13 @@ start_lanes(struct fan *f)
 		ncopy += needs_copy(f, i);
 		nfiles += takes_lane(f, i);
 	}
-	if (nfiles == 0 || (threads = lanes_wanted(ncopy)) == 0)
+	/* With a socket, whose buffer bounds every chunk, the hand-offs of
+	 * chunks that small cost the threads more than they win. */
+	if (nfiles == 0 || nfiles < ncopy ||
+	    (threads = lanes_wanted(nfiles)) == 0)
 		return;
-	/* This thread copies too, its share: the sockets, and the last
-	 * files, as many as the share leaves room for. */
-	own = ncopy / threads > ncopy - nfiles ? ncopy / threads -
-	    (ncopy - nfiles) : 0;
+	/* This thread copies its share too: the last files. */
+	own = nfiles / threads;
 	nlanes = nfiles - own;
 	workers = threads - 1 < nlanes ? threads - 1 : nlanes;
 	if (nlanes == 0 || nlanes > LANES_MAX)

@@ -1,7 +1,7 @@
 #!/bin/sh
-# tee's copies on threads: outputs that need a copy of every byte (files,
-# stream sockets) are written by threads of their own once a stream shows
-# it is worth it, one a CPU at most.  When threads start and when they
+# tee's copies on threads: files, which need a copy of every byte, are
+# written by threads of their own once a stream shows it is worth it,
+# one a CPU at most, tee's own thread included.  When threads start and when they
 # do not; every byte, in order, wherever the stream ends; an output that
 # fails or stalls while the others are mid-copy; SIGPIPE; and a process
 # limit too low for a thread.  GNU has no threads: with TEST_HOST=1 only
@@ -122,6 +122,15 @@ test_expect_success SLUICE,STRACE,SMP 'one output that copies: no thread' '
 	$SYS_CAT "$TRASH/in.big" | traced tee f1 /dev/null >/dev/null &&
 	test "$(threads_started)" = 0 &&
 	test_cmp "$TRASH/in.big" f1
+'
+
+# A socket bounds each chunk by its buffer: no thread beside it.
+test_expect_success SLUICE,STRACE,SMP,PYTHON3 'a socket beside files: no thread' '
+	$SYS_CAT "$TRASH/in.big" | sockpeer leave $BIG \
+		strace -f -qq -e trace=clone,clone3 -o trace tee f1 f2 &&
+	test "$(threads_started)" = 0 &&
+	test_cmp "$TRASH/in.big" f1 && test_cmp "$TRASH/in.big" f2 &&
+	test_cmp "$TRASH/in.big" sock
 '
 
 # An error there stops tee: no output may have had more than GNU gives.

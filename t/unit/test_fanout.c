@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -334,43 +334,41 @@ TEST(parallel_files)
 }
 
 /*
- * A socket whose reader leaves after 1 MiB, and a file: the socket's
- * EPIPE (SIGPIPE ignored) is reported once, on the caller's thread; the
- * file gets every byte.
+ * Two files, the first written from 40 MiB on under a size limit of
+ * 70 MiB (SIGXFSZ ignored): it fails with EFBIG on its lane, reported
+ * once, on the caller's thread, and it holds what fits; the other file
+ * gets every byte.
  */
 TEST(parallel_failure)
 {
-	struct sl_out o[2];
+	struct rlimit old, lim = { .rlim_cur = 70 << 20, .rlim_max = 70 << 20 };
+	struct sl_out o[3];
 	struct log l = { 0 };
-	int in, r, sv[2];
+	struct stat st;
+	int in, r;
 
 	unsetenv("SLUICE_ZEROCOPY");
 	make_data(64 << 20);
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
-		bail_out("socketpair: %s", strerror(errno));
-	if (xfork() == 0) {
-		char buf[65536];
-		size_t got = 0;
-		ssize_t n;
-
-		close(sv[1]);
-		while (got < (1u << 20) &&
-		    (n = read(sv[0], buf, sizeof buf)) > 0)
-			got += n;
-		_exit(0);
-	}
-	close(sv[0]);
 	in = feeder(65536);
-	o[0].fd = file("f1", NULL, 0);
-	o[1].fd = sv[1];
-	r = sl_fanout_parallel(in, o, 2, on_fail, &l);
-	close_outs(o, 2);
+	o[0].fd = xopen("/dev/null", O_WRONLY);
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	if (lseek(o[1].fd, 40 << 20, SEEK_SET) == -1 ||
+	    getrlimit(RLIMIT_FSIZE, &old) == -1 ||
+	    setrlimit(RLIMIT_FSIZE, &lim) == -1)
+		bail_out("a size limit: %s", strerror(errno));
+	signal(SIGXFSZ, SIG_IGN);
+	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	close_outs(o, 3);
 	close(in);
 	reap();
-	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == EPIPE &&
-	    !l.elsewhere && o[1].fd == -1 && holds("f1", NULL),
-	    "parallel: a socket output fails, reported on the caller's "
-	    "thread, the file exact");
+	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == EFBIG &&
+	    !l.elsewhere && o[1].fd == -1 && holds("f2", NULL) &&
+	    stat("f1", &st) == 0 && st.st_size == 70 << 20,
+	    "parallel: a file fails on its lane, reported once on the "
+	    "caller's thread, the other file exact");
 }
 
 /* Every case works in the scratch directory DIR, removed at the end. */
