@@ -446,7 +446,8 @@ start_lanes(struct fan *f)
 {
 	size_t i, k = 0, ncopy = 0, nfiles = 0, nlanes, threads, workers, own;
 	long size = LANE_MAX;
-	int *outs, *proven;
+	int *outs, *proven, *lane_of;
+	struct lanes *lanes = NULL;
 
 	if (!f->parallel || f->lanes_tried)
 		return;
@@ -468,33 +469,34 @@ start_lanes(struct fan *f)
 		return;
 	while (size * (long)nlanes > LANES_BUDGET)
 		size /= 2;
-	f->lane_of = malloc(f->n * sizeof *f->lane_of);
+	lane_of = malloc(f->n * sizeof *lane_of);
 	outs = malloc(nlanes * sizeof *outs);
 	proven = malloc(nlanes * sizeof *proven);
-	if (f->lane_of != NULL && outs != NULL && proven != NULL) {
+	if (lane_of != NULL && outs != NULL && proven != NULL) {
 		for (i = 0; i < f->n; i++) {
-			f->lane_of[i] = -1;
+			lane_of[i] = -1;
 			if (!takes_lane(f, i) || k == nlanes)
 				continue;
 			outs[k] = f->outs[i].fd;
 			proven[k] = out_state(&f->outs[i])->zc_moved > 0;
-			f->lane_of[i] = k++;
+			lane_of[i] = k++;
 		}
-		f->lanes = lanes_start(outs, proven, nlanes, workers, size,
+		lanes = lanes_start(outs, proven, nlanes, workers, size,
 		    LANE_MIN);
 	}
 	free(outs);
 	free(proven);
-	if (f->lanes == NULL) {
-		free(f->lane_of);
-		f->lane_of = NULL;
+	if (lanes == NULL) {
+		free(lane_of);
 		return;
 	}
 	for (i = 0; i < f->n; i++)
-		if (f->lane_of[i] != -1) {
-			end_init(&f->ends[i], lanes_fd(f->lanes, f->lane_of[i]));
+		if (lane_of[i] != -1) {
+			end_init(&f->ends[i], lanes_fd(lanes, lane_of[i]));
 			f->ends[i].grown = 1;
 		}
+	f->lanes = lanes;
+	f->lane_of = lane_of;
 	hold_sigpipe(f);
 }
 
