@@ -257,7 +257,7 @@ TEST(wait_fails)
 TEST(call_fails)
 {
 	int p[2], dir = xopen(".", O_RDONLY | O_DIRECTORY);
-	char buf[16];
+	char buf[16] = "";
 	struct io_call r = { .op = IO_READ, .in = dir, .out = -1, .buf = buf,
 	    .len = sizeof buf };
 	struct io_call w = { .op = IO_WRITE, .in = -1, .buf = buf,
