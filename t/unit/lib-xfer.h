@@ -109,9 +109,10 @@ sink(int fd, int other, int delay_ms, size_t chunk, int *keep)
 			if (n == -1 && errno == EINTR)
 				continue;
 			if (n == -1 || write_all(*keep, buf, n) == -1)
-				_exit(1);
+				break;
 		}
-		_exit(0);
+		free(buf);
+		_exit(n == 0 ? 0 : 1);
 	}
 	close(fd);
 	return pid;
