@@ -33,11 +33,11 @@ threads_started() {
 }
 
 # sockpeer.py MODE N CMD...: run CMD with its stdout a unix stream socket
-# and read that socket: MODE "leave" reads N bytes and closes it; MODE
-# "stall" reads N bytes, then nothing until the file "go" exists, then
-# the rest.  The
-# bytes read go to the file "sock"; exits as CMD did (128 + N when
-# signal N killed it).
+# and read that socket: MODE "leave" reads N bytes, then stops CMD,
+# drops what CMD has queued since, closes the socket and lets CMD go
+# on; MODE "stall" reads N bytes, then nothing until the file "go"
+# exists, then the rest.  The bytes read go to the file "sock"; exits
+# as CMD did (128 + N when signal N killed it).
 write_sockpeer() {
 	$SYS_CAT >"$TRASH/sockpeer.py" <<-\EOF
 	import os, signal, socket, sys, time
@@ -66,8 +66,25 @@ write_sockpeer() {
 	        while not os.path.exists("go"):
 	            time.sleep(0.05)
 	        take(-1, out)
+	# Leaving, stop CMD, drop what is queued and close: CMD's next write
+	# fails with EPIPE and SIGPIPE whatever the timing.  Closed with
+	# bytes unread, the socket would make that write fail with
+	# ECONNRESET instead, and a writer waiting for room when the reader
+	# shuts it down gets EPIPE without SIGPIPE: races GNU's tee loses too.
+	st = None
+	if mode == "leave":
+	    os.kill(pid, signal.SIGSTOP)
+	    st = os.waitpid(pid, os.WUNTRACED)[1]
+	    a.setblocking(False)
+	    try:
+	        while a.recv(65536):
+	            pass
+	    except BlockingIOError:
+	        pass
 	a.close()
-	st = os.waitpid(pid, 0)[1]
+	if st is None or os.WIFSTOPPED(st):
+	    os.kill(pid, signal.SIGCONT)
+	    st = os.waitpid(pid, 0)[1]
 	sys.exit(128 + os.WTERMSIG(st) if os.WIFSIGNALED(st)
 	    else os.WEXITSTATUS(st))
 	EOF
