@@ -144,23 +144,32 @@ struct fan {
 	int lanes_tried;	/* lanes were started, or could not be */
 	struct lanes *lanes;	/* the lanes, or NULL */
 	int *lane_of;		/* output I's lane, or -1 */
-	int sigpipe_held;	/* SIGPIPE blocked while the lanes run */
+	int holding;		/* hold_signals set the mask: */
+	sigset_t held_sigs;	/* the signals it blocked */
 	sigset_t sigmask;	/* ... and the mask to go back to */
-	int dying;		/* a held SIGPIPE is due */
+	int dying;		/* a held signal is due: which */
 };
 
 static void stop_lanes(struct fan *f);
 
-/* OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us. */
+/*
+ * OUTS[I] failed with ERR: drop it and tell FAIL, which may stop us.
+ * But if the failure raised a signal held back while lanes run
+ * (hold_signals), which would have ended us: stop, and let the signal
+ * end us once the lanes are written (stop_lanes).
+ */
 static void
 drop_output(struct fan *f, size_t i, int err)
 {
+	int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
+	sigset_t due;
+
 	f->outs[i].fd = -1;
 	f->live--;
-	/* A SIGPIPE held back while lanes run would have ended us: stop,
-	 * and let it once the lanes are written (stop_lanes). */
-	if (err == EPIPE && f->sigpipe_held) {
-		f->dying = f->stop = 1;
+	if (sig != 0 && sigismember(&f->held_sigs, sig) == 1 &&
+	    sigpending(&due) == 0 && sigismember(&due, sig) == 1) {
+		f->dying = sig;
+		f->stop = 1;
 		return;
 	}
 	if (f->fail(f->ctx, i, err) == -1)
@@ -405,34 +414,44 @@ takes_lane(struct fan *f, size_t i)
 }
 
 /*
- * While lanes run, a write of this thread into a pipe whose reader left
- * must not end the process before the lanes are written: the files
- * would hold less than that reader got, where GNU's hold more.  So
- * SIGPIPE, if it would end the process, waits blocked until stop_lanes.
+ * While lanes run, a write into a pipe whose reader left (SIGPIPE) or
+ * into a file past RLIMIT_FSIZE (SIGXFSZ) must not end the process
+ * before the lanes are written: the other outputs would hold less than
+ * GNU's serial tee gives them.  So each of the two that would end the
+ * process (its default action, not blocked already) is blocked until
+ * stop_lanes, on this thread and on the workers, which inherit the
+ * mask: the write fails with EPIPE or EFBIG and the signal waits.
  */
 static void
-hold_sigpipe(struct fan *f)
+hold_signals(struct fan *f)
 {
+	static const int sigs[] = { SIGPIPE, SIGXFSZ };
 	struct sigaction sa;
-	sigset_t pipe;
+	size_t k;
 
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL &&
-	    pthread_sigmask(SIG_BLOCK, &pipe, &f->sigmask) == 0)
-		f->sigpipe_held = !sigismember(&f->sigmask, SIGPIPE);
+	sigemptyset(&f->held_sigs);
+	for (k = 0; k < sizeof sigs / sizeof *sigs; k++)
+		if (sigaction(sigs[k], NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_DFL)
+			sigaddset(&f->held_sigs, sigs[k]);
+	f->holding = pthread_sigmask(SIG_BLOCK, &f->held_sigs,
+	    &f->sigmask) == 0;
+	for (k = 0; k < sizeof sigs / sizeof *sigs; k++)
+		if (!f->holding || sigismember(&f->sigmask, sigs[k]) == 1)
+			sigdelset(&f->held_sigs, sigs[k]);
 }
 
-/* The lanes are written: a SIGPIPE held back (hold_sigpipe) ends us. */
+/* The lanes are written: a signal held back (hold_signals) ends us. */
 static void
-let_sigpipe(struct fan *f)
+let_signals(struct fan *f)
 {
-	if (!f->sigpipe_held)
+	if (!f->holding)
 		return;
-	f->sigpipe_held = 0;
+	f->holding = 0;
+	sigemptyset(&f->held_sigs);
 	pthread_sigmask(SIG_SETMASK, &f->sigmask, NULL);
 	if (f->dying)
-		raise(SIGPIPE);
+		raise(f->dying);
 }
 
 /*
@@ -481,12 +500,15 @@ start_lanes(struct fan *f)
 			proven[k] = out_state(&f->outs[i])->zc_moved > 0;
 			lane_of[i] = k++;
 		}
+		/* Before the workers start: they inherit the mask. */
+		hold_signals(f);
 		lanes = lanes_start(outs, proven, nlanes, workers, size,
 		    LANE_MIN);
 	}
 	free(outs);
 	free(proven);
 	if (lanes == NULL) {
+		let_signals(f);
 		free(lane_of);
 		return;
 	}
@@ -497,7 +519,6 @@ start_lanes(struct fan *f)
 		}
 	f->lanes = lanes;
 	f->lane_of = lane_of;
-	hold_sigpipe(f);
 }
 
 /* N bytes went through the chunk pipe: size it for what comes next. */
@@ -887,7 +908,7 @@ copy_single(struct fan *f, size_t i)
 /*
  * Let the workers write what their lanes were given, and end them: the
  * outputs they served are this thread's again, and their failures are
- * reported, in the order of the outputs.  Then a SIGPIPE held back
+ * reported, in the order of the outputs.  Then a signal held back
  * meanwhile ends the process.
  */
 static void
@@ -910,7 +931,7 @@ stop_lanes(struct fan *f)
 	free(errs);
 	free(f->lane_of);
 	f->lane_of = NULL;
-	let_sigpipe(f);
+	let_signals(f);
 }
 
 /* sl_fanout, with copies in threads if PARALLEL. */

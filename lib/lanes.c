@@ -175,11 +175,27 @@ next_lane(struct lanes *c, struct worker *w)
 }
 
 /*
+ * A write of worker W's failed with ERR.  A SIGXFSZ it raised is blocked
+ * while lanes run (fanout.c, hold_signals) and pending on this thread
+ * alone, which would end without taking it: pass it on to the process,
+ * where the fan-out's thread finds it when it reports the error.
+ */
+static void
+pass_on_signal(int err)
+{
+	sigset_t due;
+
+	if (err == EFBIG && sigpending(&due) == 0 &&
+	    sigismember(&due, SIGXFSZ) == 1)
+		kill(getpid(), SIGXFSZ);
+}
+
+/*
  * A worker: move what is posted to its lanes into their outputs until
  * the fan-out closes them.  It blocks every signal the process may be
  * sent, so that handlers run on the caller's thread, but not those its
- * own calls raise: SIGPIPE and SIGXFSZ then end the process as they
- * would a serial tee.
+ * own writes raise, SIGPIPE and SIGXFSZ: for those it keeps the mask it
+ * inherits from the fan-out's thread.
  */
 static void *
 work(void *arg)
@@ -213,6 +229,7 @@ work(void *arg)
 			pthread_mutex_unlock(&c->lock);
 			if (lane_write(l, w, n, &moved) == -1) {
 				err = errno;
+				pass_on_signal(err);
 				lane_drop(l, w, n - moved);
 				moved = n;
 			}

@@ -204,6 +204,28 @@ for threads in "" 1; do
 	"
 done
 
+# RLIMIT_FSIZE, half the input, for files copying on threads: the first
+# write past it raises SIGXFSZ, which ends GNU's tee once every output
+# before it has the chunk.  Every file then holds exactly the limit, a
+# multiple of GNU's 8 KiB: none may lag behind, on whichever thread.
+# Which file gets there first is timing: five runs.
+test_expect_success 'SIGXFSZ from a file past the size limit: every file holds the limit' '
+	n=$((BIG / 2)) &&
+	head -c $n "$TRASH/in.big" >expect &&
+	xfsz=$(env --default-signal=XFSZ sh -c "kill -XFSZ \$\$"; echo $?) &&
+	for run in 1 2 3 4 5; do
+		$SYS_CAT "$TRASH/in.big" |
+		env --default-signal=XFSZ prlimit --fsize=$n tee f1 f2 f3 \
+			>/dev/null 2>err
+		echo $? >status &&
+		test_status $xfsz &&
+		test_must_be_empty err &&
+		for f in f1 f2 f3; do
+			test_cmp expect $f || exit 1
+		done || exit 1
+	done
+'
+
 # The reader of a socket output leaves after 1 MiB: tee, with SIGPIPE's
 # default disposition, dies of it as GNU's does, the files a prefix of
 # the input; with -p the files get everything, and status and messages
