@@ -6,9 +6,9 @@
  *
  * Loops tee(2) stdin -> stdout, which duplicates page references, then
  * splice(2) of as many bytes stdin -> /dev/null, which consumes them.
- * Both pipes are grown towards 1 MiB first (or set to SIZE bytes with
- * -p): a tee(2) call moves at most what the smaller pipe holds.  Nothing
- * is copied.
+ * Nothing is copied.  A tee(2) call moves at most what the smaller pipe
+ * holds: the pipes stay the sizes they were given, as tee leaves them
+ * (its output pipe is its reader's), or are set to SIZE bytes with -p.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -23,7 +23,7 @@ int
 main(int argc, char **argv)
 {
 	ssize_t n, m;
-	long psize = 1 << 20;
+	long psize = 0;
 	int null, c;
 
 	while ((c = getopt(argc, argv, "p:")) != -1) {
@@ -35,8 +35,10 @@ main(int argc, char **argv)
 	if ((null = open("/dev/null", O_WRONLY)) == -1)
 		err(2, "/dev/null");
 	/* Pipes that cannot grow keep working, only slower. */
-	fcntl(0, F_SETPIPE_SZ, psize);
-	fcntl(1, F_SETPIPE_SZ, psize);
+	if (psize > 0) {
+		fcntl(0, F_SETPIPE_SZ, psize);
+		fcntl(1, F_SETPIPE_SZ, psize);
+	}
 	for (;;) {
 		n = tee(0, 1, ALL, 0);
 		if (n == -1 && errno == EINTR)

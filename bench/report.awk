@@ -253,7 +253,7 @@ END {
 	curve_table("yes_len", "yes: line length (into a pipe drained by splice; the line is LEN bytes with its newline, several operands past 64 KiB)", "line", "yes-linelen")
 	curve_table("yes_pin", "yes: where the two ends of the pipe run (drained by splice; yes on CPU 0, the drain on CPU 0 too or on CPU 1; the rows above have both ends on one CPU)", "CPUs", "yes-pin")
 	curve_table("out_pipe out_file out_null", "tee: number of outputs (GiB/s of input, every output gets all of it; tee's standard output and K-1 operands, all of one kind; pipes are each emptied by splice)", "outputs", "tee-outputs")
-	curve_table("tee_psz", "tee: pipe size (pipe > tee /dev/null > pipe drained by splice; every pipe the bench makes is set to this size before tee starts; sluice grows the pipes it is given to 1 MiB again, the others keep it)", "pipe size", "tee-pipesz")
+	curve_table("tee_psz", "tee: pipe size (pipe > tee /dev/null > pipe drained by splice; every pipe the bench makes is set to this size before tee starts; no tee resizes them)", "pipe size", "tee-pipesz")
 
 	printf "\ntotal bench time: %s s (%s)\n", total, mode
 

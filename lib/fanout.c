@@ -28,17 +28,17 @@
  * An output that stays full for STALL_MS has a reader that stalled: the
  * chunk is read into memory, the private pipes are closed, and the chunk
  * is written from memory, so that a stalled tee holds none of its user's
- * pipe quota but what its output pipes hold (a full pipe cannot be
- * shrunk).  The stream goes on by read/write, and takes new private
- * pipes, at the default size, once a read shows it is worth it again.
+ * pipe quota but what its output pipes hold, which it never grows.  The
+ * stream goes on by read/write, and takes new private pipes, at the
+ * default size, once a read shows it is worth it again.
  *
  * sl_fanout_parallel also moves the copies off this thread once the
  * stream warrants a big chunk pipe: regular files among the outputs get
  * a lane each (lanes.c), a pipe that takes the file's place here and
  * that a worker thread writes out, while this thread copies into the
- * sockets and the last files, its share.  A lane holds two chunks at most, so that the order above
- * holds within that window, and beyond it this thread waits for the
- * slowest output.
+ * last files, its share.  A lane holds two chunks at most, so that the
+ * order above holds within that window, and beyond it this thread waits
+ * for the slowest output.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -257,7 +257,7 @@ pipe_room(struct fan *f, size_t i)
 	return f->lanes != NULL && f->lane_of[i] != -1 ? n / 2 : n;
 }
 
-/* The room of output I (see end_room) now: a pipe's grows. */
+/* The room of output I (see end_room) now: a lane may have its place. */
 static size_t
 output_room(struct fan *f, size_t i)
 {
@@ -361,7 +361,6 @@ count_zc(struct fan *f, size_t i, size_t n)
 {
 	out_state(&f->outs[i])->moved += n;
 	out_state(&f->outs[i])->zc_moved += n;
-	pipe_carried(&f->ends[i], n);
 	lane_count(f, i, n);
 }
 
@@ -956,6 +955,9 @@ fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx,
 		if (outs[i].fd == -1)
 			continue;
 		end_init(&f.ends[i], outs[i].fd);
+		/* An output pipe stays the size its maker chose, as GNU's
+		 * tee leaves it (doc/design.md, "Pipes"). */
+		f.ends[i].grown = 1;
 		out_state(&outs[i])->room = end_room(&f.ends[i]);
 		f.live++;
 		only = i;

@@ -60,9 +60,14 @@ print(fcntl.fcntl(w, 1032))	# F_GETPIPE_SZ
 # quota_crowd N PIPELINE: start N copies of the shell command PIPELINE
 # as QUOTA_UID in the background, each in a session and process group of
 # its own (setsid), apart from this script's.  quota_stop ends them;
-# what a failed case left running is ended first.
+# what a failed case left running is ended first.  quota_more N PIPELINE
+# starts N more beside those running.
 quota_crowd() {
 	quota_stop >/dev/null
+	quota_more "$@"
+}
+
+quota_more() {
 	qc_n=$1
 	shift
 	while [ "$qc_n" -gt 0 ]; do
@@ -105,6 +110,25 @@ quota_wait() {
 		sleep 0.1
 		qw_i=$((qw_i + 1))
 	done
+}
+
+# quota_pipe_sizes NAME: for each process of QUOTA_UID's called NAME,
+# print the sizes of the pipes on its standard input and output, in
+# bytes, a line each, sorted.  Root opens them through /proc, without
+# reading or resizing them.
+quota_pipe_sizes() {
+	for qp_p in $(pgrep -u "$QUOTA_UID" -x "$1"); do
+		python3 -c '
+import fcntl, os, sys
+def size(fd):
+    p = os.open("/proc/%s/fd/%d" % (sys.argv[1], fd), os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        return fcntl.fcntl(p, 1032)	# F_GETPIPE_SZ
+    finally:
+        os.close(p)
+print(size(0), size(1))
+' "$qp_p" || return 1
+	done | sort
 }
 
 # quota_under_test NAME: NAME is one of the commands under test.

@@ -3,8 +3,9 @@
 # pages, 64 MiB, by default) every new pipe of that user gets 2 pages
 # instead of 16.  Idle and slow yes, tee and cat must not take it: the
 # user's next pipe keeps its default size while dozens of them run.
-# Stalled fast pipelines must not take it sooner than GNU 9.11's, which
-# grow a pipe to 512 KiB.  A fast stream still gets its big pipe.  Root
+# Stalled fast pipelines must not take it sooner than GNU 9.11's, whose
+# yes and cat grow a pipe to 512 KiB and whose tee grows none.  A fast
+# stream out of yes or cat still gets its big pipe.  Root
 # is exempt from the quota: the commands run as an unprivileged uid of
 # this script's own (lib-quota.sh).
 . "$(dirname "$0")/test-lib.sh"
@@ -85,20 +86,31 @@ test_expect_success $Q '100 stalled yes | reader: the next pipe keeps its size' 
 	test_cmp expect actual
 '
 
-# tee holds more than GNU's, which grows nothing and copies: its output
-# pipe, 512 KiB at most.  Its chunk and copy pipes it gives back once the
-# output stays full: then it waits in write(2).  With yes's pipe, at most
-# 256 pages a pipeline: 60 leave the next pipe its size (GNU 9.11: 116).
-test_expect_success $Q '60 stalled yes | tee /dev/null | reader: the next pipe keeps its size' '
-	quota_crowd 60 "yes | tee /dev/null |
-		(head -c 20000000 >/dev/null; exec sleep 300)" &&
-	quota_wait 60 sleep &&
-	quota_wait 60 tee "*pipe_write*" &&
-	quota_wait 60 yes "*pipe*" &&
+# tee, like GNU's, grows no output pipe, and gives its chunk and copy
+# pipes back once the output stays full: then it waits in write(2).
+# With yes's pipe, 144 pages a stalled pipeline, as GNU 9.11's: 110 leave
+# the next pipe its size (GNU 9.11: 116).  They start ten at a time, each
+# ten once the ten before have stalled, as a user's pipelines come and
+# stall one after another.  Had the budget run out on the way, the last
+# ones' pipes could not have grown as the first ones' did: every tee's
+# pipes must be the same sizes.
+test_expect_success $Q '110 stalled yes | tee /dev/null | reader: the next pipe keeps its size' '
+	quota_stop >/dev/null &&
+	for n in 10 20 30 40 50 60 70 80 90 100 110; do
+		quota_more 10 "yes | tee /dev/null |
+			(head -c 20000000 >/dev/null; exec sleep 300)" &&
+		quota_wait $n sleep &&
+		quota_wait $n tee "*pipe_write*" &&
+		quota_wait $n yes "*pipe*" || exit 1
+	done &&
 	quota_next_pipe >actual &&
+	quota_pipe_sizes tee >sizes &&
 	quota_stop &&
 	echo 65536 >expect &&
-	test_cmp expect actual
+	test_cmp expect actual &&
+	test $(wc -l <sizes) = 110 &&
+	uniq sizes >sizes.uniq &&
+	test $(wc -l <sizes.uniq) = 1
 '
 
 # quota_fast_pipe CMD: as the uid, 200 MB from /dev/zero through CMD into
@@ -116,9 +128,11 @@ print(n, fcntl.fcntl(0, 1032))
 \""
 }
 
-test_expect_success $Q,SLUICE,ZEROCOPY 'a fast stream through tee still gets a 512 KiB pipe' '
+# Its output pipe is its reader's: tee leaves it the size it was made,
+# as GNU's tee does, however fast the stream.
+test_expect_success $Q,GNU,ZEROCOPY 'a fast stream through tee: its output pipe keeps its size, as GNU' '
 	quota_fast_pipe "tee /dev/null" >actual &&
-	echo "200000000 524288" >expect &&
+	quota_fast_pipe "/usr/bin/tee /dev/null" >expect &&
 	test_cmp expect actual
 '
 
