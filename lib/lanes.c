@@ -175,10 +175,11 @@ next_lane(struct lanes *c, struct worker *w)
 }
 
 /*
- * A write of worker W's failed with ERR.  A SIGXFSZ it raised is blocked
- * while lanes run (fanout.c, hold_signals) and pending on this thread
- * alone, which would end without taking it: pass it on to the process,
- * where the fan-out's thread finds it when it reports the error.
+ * A write of this worker's failed with ERR.  A SIGXFSZ it raised is
+ * blocked while lanes run (fanout.c, hold_signals) and pending on this
+ * thread alone, which would end without taking it: pass it on to the
+ * process, where the fan-out's thread finds it when it reports the
+ * error.
  */
 static void
 pass_on_signal(int err)
