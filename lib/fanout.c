@@ -487,6 +487,8 @@ start_lanes(struct fan *f)
 		return;
 	while (size * (long)nlanes > LANES_BUDGET)
 		size /= 2;
+	/* Before the workers start: they inherit the mask. */
+	hold_signals(f);
 	lane_of = malloc(f->n * sizeof *lane_of);
 	outs = malloc(nlanes * sizeof *outs);
 	proven = malloc(nlanes * sizeof *proven);
@@ -499,8 +501,6 @@ start_lanes(struct fan *f)
 			proven[k] = out_state(&f->outs[i])->zc_moved > 0;
 			lane_of[i] = k++;
 		}
-		/* Before the workers start: they inherit the mask. */
-		hold_signals(f);
 		lanes = lanes_start(outs, proven, nlanes, workers, size,
 		    LANE_MIN);
 	}
