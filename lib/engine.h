@@ -227,6 +227,7 @@ int lanes_fd(const struct lanes *c, size_t k);
 int lanes_wait_room(struct lanes *c, size_t k);
 void lanes_posted(struct lanes *c, size_t k, size_t n);
 void lanes_stop(struct lanes *c, int *errs);
+int signal_due(int sig);
 
 /*
  * The engine's state of one output of sl_fanout, in the private space of

@@ -162,12 +162,11 @@ static void
 drop_output(struct fan *f, size_t i, int err)
 {
 	int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
-	sigset_t due;
 
 	f->outs[i].fd = -1;
 	f->live--;
 	if (sig != 0 && sigismember(&f->held_sigs, sig) == 1 &&
-	    sigpending(&due) == 0 && sigismember(&due, sig) == 1) {
+	    signal_due(sig)) {
 		f->dying = sig;
 		f->stop = 1;
 		return;

@@ -175,19 +175,27 @@ next_lane(struct lanes *c, struct worker *w)
 }
 
 /*
- * A write of this worker's failed with ERR.  A SIGXFSZ it raised is
- * blocked while lanes run (fanout.c, hold_signals) and pending on this
- * thread alone, which would end without taking it: pass it on to the
- * process, where the fan-out's thread finds it when it reports the
- * error.
+ * Return 1 if signal SIG, blocked, waits for this thread or the process
+ * (a write raised it while lanes run: fanout.c, hold_signals).
+ */
+int
+signal_due(int sig)
+{
+	sigset_t due;
+
+	return sigpending(&due) == 0 && sigismember(&due, sig) == 1;
+}
+
+/*
+ * A write of this worker's failed with ERR.  A SIGXFSZ it raised waits
+ * for this thread alone, which would end without taking it: pass it on
+ * to the process, where the fan-out's thread finds it when it reports
+ * the error.
  */
 static void
 pass_on_signal(int err)
 {
-	sigset_t due;
-
-	if (err == EFBIG && sigpending(&due) == 0 &&
-	    sigismember(&due, SIGXFSZ) == 1)
+	if (err == EFBIG && signal_due(SIGXFSZ))
 		kill(getpid(), SIGXFSZ);
 }
 

@@ -118,7 +118,7 @@ quota_wait() {
 # reading or resizing them.
 quota_pipe_sizes() {
 	for qp_p in $(pgrep -u "$QUOTA_UID" -x "$1"); do
-		python3 -c '
+		"$(python3_path)" -I -S -c '
 import fcntl, os, sys
 def size(fd):
     p = os.open("/proc/%s/fd/%d" % (sys.argv[1], fd), os.O_RDONLY | os.O_NONBLOCK)
