@@ -224,7 +224,7 @@ size_t lanes_wanted(size_t ncopy);
 struct lanes *lanes_start(const int *outs, const int *proven, size_t n,
     size_t workers, long size, long min);
 int lanes_fd(const struct lanes *c, size_t k);
-int lanes_wait_room(struct lanes *c, size_t k);
+int lanes_wait_room(struct lanes *c, size_t k, size_t bytes);
 void lanes_posted(struct lanes *c, size_t k, size_t n);
 void lanes_stop(struct lanes *c, int *errs);
 int signal_due(int sig);

@@ -36,9 +36,9 @@
  * stream warrants a big chunk pipe: regular files among the outputs get
  * a lane each (lanes.c), a pipe that takes the file's place here and
  * that a worker thread writes out, while this thread copies into the
- * last files, its share.  A lane holds two chunks at most, so that the
- * order above holds within that window, and beyond it this thread waits
- * for the slowest output.
+ * sockets and the last files, its share.  A lane holds what one pipe
+ * does at most, so that the order above holds within that window, and
+ * beyond it this thread waits for the slowest output.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -184,12 +184,13 @@ lane_count(struct fan *f, size_t i, size_t n)
 }
 
 /*
- * Before OUTS[I] is given a chunk: if it has a lane, wait until the lane
- * has room for a whole chunk, and drop the output if its worker found it
- * failed.  Return 1 if OUTS[I] is still served.
+ * Before OUTS[I] is given a chunk, out of a pipe of BYTES or of BYTES in
+ * memory: if it has a lane, wait until the lane has room for it whole,
+ * and drop the output if its worker found it failed.  Return 1 if
+ * OUTS[I] is still served.
  */
 static int
-output_ready(struct fan *f, size_t i)
+output_ready(struct fan *f, size_t i, size_t bytes)
 {
 	int err;
 
@@ -197,7 +198,7 @@ output_ready(struct fan *f, size_t i)
 		return 0;
 	if (f->lanes == NULL || f->lane_of[i] == -1)
 		return 1;
-	if ((err = lanes_wait_room(f->lanes, f->lane_of[i])) == 0)
+	if ((err = lanes_wait_room(f->lanes, f->lane_of[i], bytes)) == 0)
 		return 1;
 	drop_output(f, i, err);
 	return 0;
@@ -368,18 +369,26 @@ count_zc(struct fan *f, size_t i, size_t n)
  * and no bigger than any output pipe.  A chunk then has no more pages
  * than an output pipe has slots, however partly filled its pages are,
  * so it fits into any output pipe whose reader took what came before.
- * The copy pipe follows, so that tee(2) into it takes any chunk whole.
+ * With lanes, no bigger than a chunk needs either (a socket's chunks
+ * are small): a lane counts each chunk at the chunk pipe's slots.  The
+ * copy pipe follows, so that tee(2) into it takes any chunk whole.
  */
 static void
 size_chunk_pipe(struct fan *f)
 {
-	long want = f->chunk_want, have = pipe_size(&f->chunk_end);
-	size_t i;
+	long want = f->chunk_want, have = pipe_size(&f->chunk_end), fit;
+	size_t i, lim;
 
 	for (i = 0; i < f->n; i++)
 		if (f->outs[i].fd != -1 && f->ends[i].kind == K_PIPE &&
 		    pipe_room(f, i) < want)
 			want = pipe_room(f, i);
+	if (f->lanes != NULL) {
+		lim = chunk_limit(f, want);
+		for (fit = BUF_MIN; fit < want && (size_t)fit < lim; fit *= 2)
+			;
+		want = fit < want ? fit : want;
+	}
 	if (want == have || f->held > 0 || pipe_resize(&f->chunk_end, want) == -1)
 		return;
 	if (f->copy[0] != -1)
@@ -473,13 +482,12 @@ start_lanes(struct fan *f)
 		ncopy += needs_copy(f, i);
 		nfiles += takes_lane(f, i);
 	}
-	/* With a socket, whose buffer bounds every chunk, the hand-offs of
-	 * chunks that small cost the threads more than they win. */
-	if (nfiles == 0 || nfiles < ncopy ||
-	    (threads = lanes_wanted(nfiles)) == 0)
+	if (nfiles == 0 || (threads = lanes_wanted(ncopy)) == 0)
 		return;
-	/* This thread copies its share too: the last files. */
-	own = nfiles / threads;
+	/* This thread copies its share too: its sockets, then the last
+	 * files. */
+	own = ncopy / threads;
+	own = own > ncopy - nfiles ? own - (ncopy - nfiles) : 0;
 	nlanes = nfiles - own;
 	workers = threads - 1 < nlanes ? threads - 1 : nlanes;
 	if (nlanes == 0 || nlanes > LANES_MAX)
@@ -551,7 +559,7 @@ round_rw(struct fan *f)
 	} else if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
 		return n;
 	for (i = 0; i < f->n && !f->stop; i++)
-		if (output_ready(f, i))
+		if (output_ready(f, i, n))
 			write_buf(f, i, 0, n);
 	/* A stream worth it: now take the chunk pipe, not before. */
 	if (f->mode == MODE_RW_UNTIL && n >= (ssize_t)ZC_AFTER) {
@@ -811,7 +819,7 @@ round_zc(struct fan *f)
 		if (f->outs[i].fd != -1)
 			last = i;
 	for (i = 0; i < f->n && !f->stop; i++) {
-		if (!output_ready(f, i)) {
+		if (!output_ready(f, i, pipe_size(&f->chunk_end))) {
 			if (i == last) {
 				/* Nobody consumes the chunk: read it out. */
 				if (f->chunk_at != AT_BUF &&

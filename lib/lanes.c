@@ -10,13 +10,17 @@
  * one lane or several, in turn; the fan-out's thread copies its share
  * too, so that there are no more threads that copy than CPUs.
  *
- * The window.  A lane holds at most two chunks: before the fan-out puts
- * a chunk into a lane, it waits until the worker has written out all but
- * the last chunk before (lanes_wait_room).  A chunk never takes more
- * slots than the chunk pipe has, and a lane has twice as many, so tee(2)
- * into a lane always takes a whole chunk.  An output may thus run ahead
- * of a slower one by what one lane and the chunk pipe hold; beyond that
- * the fan-out waits for the slowest output, as a serial tee does.
+ * The window.  A chunk takes no more of a pipe's slots (struct
+ * pipe_buffer) than the chunk pipe it came from has, and a lane counts
+ * each chunk it holds at that many: before the fan-out puts a chunk into
+ * a lane, it waits until the worker has written out enough of the chunks
+ * before for the lane to have those slots free (lanes_wait_room), so
+ * that tee(2) into a lane always takes a whole chunk.  A lane is at
+ * least twice the chunk pipe: it holds two chunks of the biggest kind,
+ * or more of a chunk pipe kept small (a socket's chunks).  An output may
+ * thus run ahead of a slower one by what one lane and the chunk pipe
+ * hold; beyond that the fan-out waits for the slowest output, as a
+ * serial tee does.
  *
  * Failures.  A worker whose output fails keeps the error for the
  * fan-out to report (the engine's callbacks run on the caller's thread)
@@ -39,6 +43,13 @@
 /* A worker's stack: it calls little and keeps its buffer on the heap. */
 #define WORKER_STACK	(64u << 10)
 
+/* The most chunks a lane holds at once, however small. */
+#define LANE_CHUNKS	64
+
+/* A pipe's slot, in bytes of its size (F_GETPIPE_SZ counts a page a
+ * slot); only the ratio of two sizes is taken, so any page size will do. */
+#define PAGE_BYTES	4096
+
 struct lane {
 	int pipe[2];		/* [1] is the fan-out's, [0] the worker's */
 	int out;		/* the output it is written into */
@@ -47,8 +58,13 @@ struct lane {
 	int rw;			/* OUT refused splice(2): read and write */
 	off_t posted;		/* bytes put into the lane (under LOCK) */
 	off_t done;		/* bytes taken out of it (under LOCK) */
-	off_t mark;		/* POSTED when the fan-out last waited for
-				   room: the end of the chunk before */
+	long slots;		/* the lane pipe's slots */
+	struct {		/* the chunks in the lane, oldest first, */
+		off_t end;	/* each ending at END in POSTED's count */
+		long slots;	/* and counted at SLOTS slots */
+	} chunk[LANE_CHUNKS];
+	size_t first, chunks;	/* a ring: where the oldest is, how many */
+	long used;		/* the slots the chunks are counted at */
 	int err;		/* the output's error, 0 (under LOCK) */
 	size_t worker;		/* which worker serves it */
 };
@@ -327,8 +343,9 @@ lanes_start(const int *outs, const int *proven, size_t n, size_t workers,
 		l->worker = i % workers;
 		if (pipe_private(l->pipe) == -1)
 			err = errno;
-		else if (pipe_grow_to(l->pipe[1], size) < min)
+		else if ((l->slots = pipe_grow_to(l->pipe[1], size)) < min)
 			err = ENOBUFS;
+		l->slots /= PAGE_BYTES;
 	}
 	if (pthread_attr_init(&attr) != 0) {
 		lanes_stop(c, NULL);
@@ -371,24 +388,40 @@ lanes_fd(const struct lanes *c, size_t k)
 }
 
 /*
- * Wait until lane K holds no more than the chunk given last (the
- * window): then it has room for a whole chunk.  Return 0, or the error
- * of its output if that failed (the fan-out then gives it nothing more).
+ * Wait until lane K has room for a chunk of a pipe of BYTES (see "The
+ * window"), and count the chunk in it: what is posted until the next
+ * wait is the chunk.  An empty lane takes any chunk.  Return 0, or the
+ * error of its output if that failed (the fan-out then gives it nothing
+ * more).
  */
 int
-lanes_wait_room(struct lanes *c, size_t k)
+lanes_wait_room(struct lanes *c, size_t k, size_t bytes)
 {
 	struct lane *l = &c->lane[k];
+	long need = (long)((bytes + PAGE_BYTES - 1) / PAGE_BYTES);
 	int err;
 
 	pthread_mutex_lock(&c->lock);
-	while (l->err == 0 && l->done < l->mark) {
+	for (;;) {
+		while (l->chunks > 0 && l->chunk[l->first].end <= l->done) {
+			l->used -= l->chunk[l->first].slots;
+			l->first = (l->first + 1) % LANE_CHUNKS;
+			l->chunks--;
+		}
+		if (l->err != 0 || l->chunks == 0 ||
+		    (l->chunks < LANE_CHUNKS && l->used + need <= l->slots))
+			break;
 		c->waited = l;
 		pthread_cond_wait(&c->room, &c->lock);
 	}
 	c->waited = NULL;
-	l->mark = l->posted;
-	err = l->err;
+	if ((err = l->err) == 0) {
+		size_t at = (l->first + l->chunks++) % LANE_CHUNKS;
+
+		l->chunk[at].end = l->posted;
+		l->chunk[at].slots = need;
+		l->used += need;
+	}
 	pthread_mutex_unlock(&c->lock);
 	return err;
 }
@@ -401,6 +434,8 @@ lanes_posted(struct lanes *c, size_t k, size_t n)
 
 	pthread_mutex_lock(&c->lock);
 	l->posted += n;
+	if (l->chunks > 0)
+		l->chunk[(l->first + l->chunks - 1) % LANE_CHUNKS].end = l->posted;
 	pthread_cond_signal(&c->worker[l->worker].work);
 	pthread_mutex_unlock(&c->lock);
 }

@@ -141,11 +141,14 @@ test_expect_success SLUICE,STRACE,SMP 'one output that copies: no thread' '
 	test_cmp "$TRASH/in.big" f1
 '
 
-# A socket bounds each chunk by its buffer: no thread beside it.
-test_expect_success SLUICE,STRACE,SMP,PYTHON3 'a socket beside files: no thread' '
+# A socket bounds each chunk by its buffer, and stays on tee's own
+# thread; the files beside it copy on threads, many small chunks a lane.
+test_expect_success SLUICE,STRACE,SMP,PYTHON3 'a socket beside files: the files on threads' '
 	$SYS_CAT "$TRASH/in.big" | sockpeer leave $BIG \
 		strace -f -qq -e trace=clone,clone3 -o trace tee f1 f2 &&
-	test "$(threads_started)" = 0 &&
+	n=$(threads_started) &&
+	test "$n" -ge 1 &&
+	test "$n" -lt "$(nproc)" &&
 	test_cmp "$TRASH/in.big" f1 && test_cmp "$TRASH/in.big" f2 &&
 	test_cmp "$TRASH/in.big" sock
 '

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,13 +63,17 @@ feeder(size_t step)
 	return p[0];
 }
 
-/* A pipe whose reader, a child, copies everything into file PATH. */
+/* A pipe, or with SOCKET a unix stream socket, whose reader, a child,
+ * copies everything into file PATH. */
 static int
-sink(const char *path)
+sink_kind(const char *path, int socket)
 {
 	int p[2];
 
-	xpipe(p);
+	if (!socket)
+		xpipe(p);
+	else if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) == -1)
+		bail_out("socketpair: %s", strerror(errno));
 	if (xfork() == 0) {
 		char buf[65536];
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -82,6 +87,13 @@ sink(const char *path)
 	}
 	close(p[0]);
 	return p[1];
+}
+
+/* A pipe whose reader, a child, copies everything into file PATH. */
+static int
+sink(const char *path)
+{
+	return sink_kind(path, 0);
 }
 
 /* A regular file PATH holding PRIOR bytes, opened with FLAGS. */
@@ -331,6 +343,32 @@ TEST(parallel_files)
 	reap();
 	ok(r == 0 && l.calls == 0 && holds("f1", NULL) && holds("f2", NULL) &&
 	    holds("f3", NULL), "parallel: 64 MiB into three files, exact");
+}
+
+/*
+ * A socket, whose buffer keeps every chunk small, and two files beside
+ * it on threads: each lane holds many chunks at once (lanes.c, "The
+ * window"); every output gets every byte.
+ */
+TEST(parallel_socket)
+{
+	struct sl_out o[3];
+	struct log l = { 0 };
+	int in, r;
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(64 << 20);
+	in = feeder(65536);
+	o[0].fd = sink_kind("s0", 1);
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
+	close_outs(o, 3);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 0 && holds("s0", NULL) && holds("f1", NULL) &&
+	    holds("f2", NULL), "parallel: 64 MiB into a socket and two files, "
+	    "exact");
 }
 
 /*
