@@ -181,6 +181,8 @@ END {
 				continue
 			if (ratio(sc, "-", "sluice", "serial"))
 				line = line ", " rtext(label["serial"])
+			if (ratio(sc, "-", "sluice", "split"))
+				line = line ", " rtext(label["split"])
 			stats(k)
 			printf "- sluice %s ran %s: %s (%s %s)\n", fams[i], line, text[sc], fmt(MED), unitname(sc)
 		}
@@ -204,13 +206,21 @@ END {
 			line = line " | sluice vs " label[gcol[g]]
 			sep = sep "|---:"
 		}
-		# Rows that measure cores have sluice on one thread too.
-		serial = 0
-		for (c = 1; c <= ncol; c++)
+		# Rows that measure cores have sluice on one thread too, and
+		# the split of their outputs over one-thread tees.
+		serial = splitcol = 0
+		for (c = 1; c <= ncol; c++) {
 			if (col[c] == "serial")
 				serial = 1
+			if (col[c] == "split")
+				splitcol = 1
+		}
 		if (serial) {
 			line = line " | sluice vs " label["serial"]
+			sep = sep "|---:"
+		}
+		if (splitcol) {
+			line = line " | sluice vs " label["split"]
 			sep = sep "|---:"
 		}
 		print line " |"
@@ -234,8 +244,8 @@ END {
 						g = gcol[j]
 						break
 					}
-				printf "%s,%s,%s,-,%d,%.0f,%.6g,%s,%.6g,%.6g,%s,%s,%s,%s,%s\n", fams[i], col[c], sc, cnt[k], bytes[k] / cnt[k], MED, unitname(sc), LO, HI, g, RATIO, RLO, RHI, unit[sc] == "rate" && col[c] != "limit" ? sprintf("%.6g", CPU) : "" >csv
-				if (unit[sc] == "rate" && col[c] != "limit" && short[sc] != "-") {
+				printf "%s,%s,%s,-,%d,%.0f,%.6g,%s,%.6g,%.6g,%s,%s,%s,%s,%s\n", fams[i], col[c], sc, cnt[k], bytes[k] / cnt[k], MED, unitname(sc), LO, HI, g, RATIO, RLO, RHI, unit[sc] == "rate" && col[c] != "limit" && col[c] != "split" ? sprintf("%.6g", CPU) : "" >csv
+				if (unit[sc] == "rate" && col[c] != "limit" && col[c] != "split" && short[sc] != "-") {
 					chart[sc, col[c]] = MED
 					ccpu[sc, col[c]] = CPU
 					inchart[col[c]] = 1
@@ -245,6 +255,8 @@ END {
 				line = line " | " (ratio(sc, "-", "sluice", gcol[g]) ? rtext() : "-")
 			if (serial)
 				line = line " | " (ratio(sc, "-", "sluice", "serial") ? rtext() : "-")
+			if (splitcol)
+				line = line " | " (ratio(sc, "-", "sluice", "split") ? rtext() : "-")
 			print line " |"
 		}
 	}

@@ -284,18 +284,37 @@ sc_tee_4files() { # TOOL N
 # The rows that measure cores: every process may run on every CPU
 # (ALLCPU), so that tee's threads have somewhere to run, and so may the
 # serial tools' producers and readers.
+# smp_tee TOOL N FAN-OPTION... -- OUTPUT...: TOOL's tee into OUTPUTs,
+# under bench/fan, fed N bytes by limit-yes; or, for TOOL "split",
+# bench/split-tee: the outputs dealt among NCPU one-thread tees, each fed
+# its own N bytes.  Returns 1 (R_ERR set) if a process failed.
+smp_tee() {
+	local tool=$1 n=$2 fo=()
+	shift 2
+	while [ "$1" != -- ]; do fo+=("$1"); shift; done
+	shift
+	if [ "$tool" = split ]; then
+		taskset -c "$ALLCPU" "$BB/fan" "${fo[@]}" -- env SLUICE_THREADS=1 \
+		    BB="$BB" "$here/split-tee" "$n" "$NCPU" "$BUILD/tee" "$@" \
+		    </dev/null 2>"$T/err"
+		ok "${PIPESTATUS[@]}"
+		return
+	fi
+	set_cmd tee "$tool"
+	taskset -c "$ALLCPU" "$BB/limit-yes" "$n" |
+	    taskset -c "$ALLCPU" "$BB/fan" "${fo[@]}" -- "${CMD[@]}" "$@" \
+	    2>"$T/err"
+	ok "${PIPESTATUS[@]}"
+}
 # N bytes from limit-yes into K files in DIR, stdout to /dev/null.
 sc_tee_2files_smp() { tee_files_smp "$1" "$2" 2 "$T"; }
 sc_tee_4files_smp() { tee_files_smp "$1" "$2" 4 "$T"; }
 sc_tee_2disk_smp() { tee_files_smp "$1" "$2" 2 "$D"; }
 tee_files_smp() { # TOOL N K DIR
 	local i a=()
-	set_cmd tee "$1"
 	rm -f "$4"/q?
 	for ((i = 1; i <= $3; i++)); do a+=("$4/q$i"); done
-	taskset -c "$ALLCPU" "$BB/limit-yes" "$2" |
-	    taskset -c "$ALLCPU" "$BB/fan" -t $TO -o "$T/rus" -- "${CMD[@]}" 	    "${a[@]}" >/dev/null 2>"$T/err"
-	ok "${PIPESTATUS[@]}" || return 1
+	smp_tee "$1" "$2" -t $TO -o "$T/rus" -- "${a[@]}" >/dev/null || return 1
 	for ((i = 1; i <= $3; i++)); do
 		sized "$4/q$i" "$2" || return 1
 	done
@@ -306,12 +325,9 @@ tee_files_smp() { # TOOL N K DIR
 # N bytes from limit-yes into a tmpfs file and a local stream socket
 # (bench/fan -u: its reader read(2)s and checks it got N bytes).
 sc_tee_sock_smp() { # TOOL N
-	set_cmd tee "$1"
 	rm -f "$T/q1"
-	taskset -c "$ALLCPU" "$BB/limit-yes" "$2" |
-	    taskset -c "$ALLCPU" "$BB/fan" -u -k 1 -n "$2" -t $TO \
-	    -o "$T/rus" -- "${CMD[@]}" "$T/q1" 2>"$T/err"
-	ok "${PIPESTATUS[@]}" || return 1
+	smp_tee "$1" "$2" -u -k 1 -n "$2" -t $TO -o "$T/rus" -- "$T/q1" ||
+	    return 1
 	sized "$T/q1" "$2" || return 1
 	rm -f "$T/q1"
 	R_BYTES=$2

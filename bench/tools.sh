@@ -12,6 +12,9 @@
 #   busybox toybox uutils   the peers, when installed and answering
 #   pv           pv -q, as a one-output tee
 #   limit        bench/limit-CMD, the fastest loop the kernel allows
+#   split        the rows that measure cores only: their outputs dealt
+#                among one-thread tees side by side, one a CPU
+#                (bench/split-tee), the most threads could give
 
 declare -A GNU_PATH	# "CMD TOOL" -> the GNU command's path
 declare -A LABEL	# TOOL -> its name in the report
@@ -97,6 +100,7 @@ find_peers() {
 	LABEL[serial]="sluice, 1 thread"
 	LABEL[pv]=pv
 	LABEL[limit]="limit loop"
+	LABEL[split]="split over $NCPU tees"
 }
 
 # TOOLS: every tool of COMMAND's rows: sluice (if built), the GNUs, the
