@@ -320,55 +320,38 @@ test_nonblocking(const char *zc)
 }
 
 /*
- * A stream big enough for threads into files and /dev/null, by
- * sl_fanout_parallel: every file gets every byte (ThreadSanitizer
- * watches the lanes here, see `make check-tsan`).
+ * A stream big enough for threads into files and /dev/null, or a socket,
+ * by sl_fanout_parallel: every output gets every byte (ThreadSanitizer
+ * watches the lanes here, see `make check-tsan`).  Beside a socket,
+ * whose buffer keeps every chunk small, each lane holds many chunks at
+ * once (lanes.c, "The window").
  */
 TEST(parallel_files)
 {
 	struct sl_out o[4];
-	struct log l = { 0 };
-	int in, r;
+	int in, r, sock;
 
 	unsetenv("SLUICE_ZEROCOPY");
 	make_data(64 << 20);
-	in = feeder(65536);
-	o[0].fd = xopen("/dev/null", O_WRONLY);
-	o[1].fd = file("f1", NULL, 0);
-	o[2].fd = file("f2", NULL, 0);
-	o[3].fd = file("f3", NULL, 0);
-	r = sl_fanout_parallel(in, o, 4, on_fail, &l);
-	close_outs(o, 4);
-	close(in);
-	reap();
-	ok(r == 0 && l.calls == 0 && holds("f1", NULL) && holds("f2", NULL) &&
-	    holds("f3", NULL), "parallel: 64 MiB into three files, exact");
-}
+	for (sock = 0; sock <= 1; sock++) {
+		struct log l = { 0 };
 
-/*
- * A socket, whose buffer keeps every chunk small, and two files beside
- * it on threads: each lane holds many chunks at once (lanes.c, "The
- * window"); every output gets every byte.
- */
-TEST(parallel_socket)
-{
-	struct sl_out o[3];
-	struct log l = { 0 };
-	int in, r;
-
-	unsetenv("SLUICE_ZEROCOPY");
-	make_data(64 << 20);
-	in = feeder(65536);
-	o[0].fd = sink_kind("s0", 1);
-	o[1].fd = file("f1", NULL, 0);
-	o[2].fd = file("f2", NULL, 0);
-	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
-	close_outs(o, 3);
-	close(in);
-	reap();
-	ok(r == 0 && l.calls == 0 && holds("s0", NULL) && holds("f1", NULL) &&
-	    holds("f2", NULL), "parallel: 64 MiB into a socket and two files, "
-	    "exact");
+		in = feeder(65536);
+		o[0].fd = sock ? sink_kind("s0", 1) :
+		    xopen("/dev/null", O_WRONLY);
+		o[1].fd = file("f1", NULL, 0);
+		o[2].fd = file("f2", NULL, 0);
+		o[3].fd = file("f3", NULL, 0);
+		r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+		close_outs(o, 4);
+		close(in);
+		reap();
+		ok(r == 0 && l.calls == 0 && holds("f1", NULL) &&
+		    holds("f2", NULL) && holds("f3", NULL) &&
+		    (!sock || holds("s0", NULL)),
+		    "parallel: 64 MiB into three files and %s, exact",
+		    sock ? "a socket" : "/dev/null");
+	}
 }
 
 /*
