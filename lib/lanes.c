@@ -62,7 +62,7 @@ struct lane {
 	struct {		/* the chunks in the lane, oldest first, */
 		off_t end;	/* each ending at END in POSTED's count */
 		long slots;	/* and counted at SLOTS slots */
-	} chunk[LANE_CHUNKS];
+	} chunk[LANE_CHUNKS];	/* (under LOCK, as the two below) */
 	size_t first, chunks;	/* a ring: where the oldest is, how many */
 	long used;		/* the slots the chunks are counted at */
 	int err;		/* the output's error, 0 (under LOCK) */

@@ -143,7 +143,7 @@ test_expect_success SLUICE,STRACE,SMP 'one output that copies: no thread' '
 
 # A socket bounds each chunk by its buffer, and stays on tee's own
 # thread; the files beside it copy on threads, many small chunks a lane.
-test_expect_success SLUICE,STRACE,SMP,PYTHON3 'a socket beside files: the files on threads' '
+test_expect_success ZEROCOPY,SMP,PYTHON3 'a socket beside files: the files on threads' '
 	$SYS_CAT "$TRASH/in.big" | sockpeer leave $BIG \
 		strace -f -qq -e trace=clone,clone3 -o trace tee f1 f2 &&
 	n=$(threads_started) &&
