@@ -3,7 +3,7 @@
  * that moves bytes between them, and own the fallback policy.
  *
  *	copy_file_range(2)	between two regular files
- *	splice(2)		from a pipe, or from a regular file into a pipe
+ *	splice(2)		between a pipe and a pipe or a regular file
  *	splice(2) twice		through a private pipe, between other pairs
  *	vmsplice(2)		from immutable memory into a pipe
  *	read(2)/write(2)	everything else, and the fallback
@@ -50,7 +50,35 @@ need_buf(struct link *l)
 	return 0;
 }
 
-/* Pick the zero-copy path for IN -> OUT (IN NULL: from memory). */
+/*
+ * Return 1 if a splice(2) may hold the lock of a pipe while it waits on
+ * end E and still free it: E never waits on a peer that may be the
+ * pipe's other user.  A pipe does not (splice between two pipes waits
+ * with neither lock held), nor does a regular file (on a local file
+ * system).  A socket waits for its reader to drain it or its writer to
+ * send, a device (a terminal) for whoever is on its other side: if that
+ * peer is the process that also feeds or drains the pipe (one event
+ * loop writing cat's stdin and reading its socket), it sleeps on the
+ * pipe's lock, even non-blocking, and neither side moves again.
+ */
+static int
+never_waits_on_peer(const struct end *e)
+{
+	return e->kind == K_PIPE || e->kind == K_FILE;
+}
+
+/*
+ * Pick the zero-copy path for IN -> OUT (IN NULL: from memory):
+ *
+ *	from \ to	pipe		file		socket, device
+ *	pipe		splice		splice		via a private pipe
+ *	file		splice		copy_file_range	via a private pipe
+ *	socket, device	via		via		via
+ *
+ * A pipe the user gave is spliced straight only to or from an end that
+ * never waits on a peer (never_waits_on_peer); otherwise the splice that
+ * waits holds a pipe of ours, whose lock only this thread takes.
+ */
 static enum path
 choose_path(const struct end *in, const struct end *out)
 {
@@ -65,12 +93,8 @@ choose_path(const struct end *in, const struct end *out)
 		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
 	if (in->kind == K_FILE && out->kind == K_FILE)
 		return PATH_COPY_RANGE;
-	/* splice(2) into a pipe holds that pipe's lock while it waits for
-	 * the input: from a socket or a device, the output's reader would
-	 * wait on the lock, even non-blocking, until more input comes, and a
-	 * reader that is also the writer never sends it.  Only a pipe or a
-	 * regular file goes straight in; the rest waits in a pipe of ours. */
-	if (in->kind == K_PIPE || (out->kind == K_PIPE && in->kind == K_FILE))
+	if ((in->kind == K_PIPE || out->kind == K_PIPE) &&
+	    never_waits_on_peer(in) && never_waits_on_peer(out))
 		return PATH_SPLICE;
 	return PATH_VIA_PIPE;
 }
@@ -324,7 +348,7 @@ write_via_bytes(struct link *l)
 }
 
 /*
- * Through a private pipe (see choose): splice IN into it, then it into
+ * Through a private pipe (see choose_path): splice IN into it, then it into
  * OUT.  Which call fails says which side failed.  A refusal by OUT
  * before any byte reached it leaves the chunk in the pipe: it goes out
  * by read/write, and so does everything after.

@@ -20,47 +20,49 @@ TEST(retarget)
 	struct link l;
 	unsigned used1, used2, used3;
 	off_t m1, m2, m3;
-	pid_t spid, fpid;
-	int in1 = xtmpfile_with(data, len1);
-	int in2 = xtmpfile_with(data + len1, len2), in3, s[2], keep, via[2];
+	pid_t spid, fpid2, fpid3;
+	int in1 = xtmpfile_with(data, len1), in2, in3, p[2], keep, via[2];
 	int same_via, fresh, taken;
 
 	zerocopy_env(NULL);
-	xsocketpair(s);
-	spid = sink(s[0], s[1], 0, 65536, &keep);
+	xpipe(p);
+	spid = sink(p[0], p[1], 0, 65536, &keep);
 	end_init(&i1, in1);
-	end_init(&o, s[1]);
+	end_init(&o, p[1]);
 	link_init(&l, &i1, &o);
 	m1 = run(&l, &used1);
-	via[0] = l.via[0];
-	via[1] = l.via[1];
 
+	in2 = feeder(data + len1, len2, ZC_AFTER, 65536, 0, 1, &fpid2);
 	end_init(&i2, in2);
 	link_retarget(&l, &i2, 0);
-	/* Were the private pipe closed here, this would take its number
-	 * and a new one would show. */
-	taken = xtmpfile();
 	fresh = l.path == PATH_RW && l.fast == FAST(PATH_VIA_PIPE) &&
 	    l.fast_moved == 0 && l.in == &i2;
 	m2 = run(&l, &used2);
-	same_via = l.via[0] == via[0] && l.via[1] == via[1];
+	via[0] = l.via[0];
+	via[1] = l.via[1];
+	close(in2);
 
-	in3 = feeder(data + len1 + len2, len3, ZC_AFTER, 65536, 0, 0, &fpid);
+	/* Were the private pipe closed here, this would take its number
+	 * and a new one would show. */
+	taken = xtmpfile();
+	in3 = feeder(data + len1 + len2, len3, ZC_AFTER, 65536, 0, 1, &fpid3);
 	end_init(&i3, in3);
 	link_retarget(&l, &i3, 0);
-	fresh &= l.path == PATH_RW && l.fast == FAST(PATH_SPLICE);
+	fresh &= l.path == PATH_RW && l.fast == FAST(PATH_VIA_PIPE) &&
+	    l.fast_moved == 0;
 	m3 = run(&l, &used3);
-	same_via &= l.via[0] == via[0] && l.via[1] == via[1];
-	close(s[1]);
+	same_via = l.via[0] == via[0] && l.via[1] == via[1];
+	close(p[1]);
 	close(in3);
 
 	ok(fresh, "link_retarget: read/write again, the path chosen anew "
 	    "for the new input, its count at 0");
-	ok(good_run(m1, len1, used1, RW | ZC(PATH_VIA_PIPE)) &&
+	ok(good_run(m1, len1, used1, RW | ZC(PATH_SPLICE)) &&
 	    good_run(m2, len2, used2, RW | ZC(PATH_VIA_PIPE)) &&
-	    good_run(m3, len3, used3, RW | ZC(PATH_SPLICE)) &&
-	    exited_ok(fpid) && exited_ok(spid) && file_holds(keep, data, len),
-	    "link_retarget: file, file, pipe -> socket: every byte in order");
+	    good_run(m3, len3, used3, RW | ZC(PATH_VIA_PIPE)) &&
+	    exited_ok(fpid2) && exited_ok(fpid3) && exited_ok(spid) &&
+	    file_holds(keep, data, len),
+	    "link_retarget: file, socket, socket -> pipe: every byte in order");
 #ifndef SLUICE_PORTABLE
 	ok(same_via && via[0] != -1,
 	    "link_retarget: the private pipe is kept, not made again");
@@ -71,7 +73,6 @@ TEST(retarget)
 	    (via[1] == -1 || fcntl(via[1], F_GETFD) == -1),
 	    "link_free: the private pipe closed, the buffer freed");
 	close(in1);
-	close(in2);
 	close(keep);
 	close(taken);
 	free(data);

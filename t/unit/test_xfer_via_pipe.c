@@ -1,7 +1,8 @@
 /*
  * Unit tests of lib/xfer.c's path through the link's private pipe: two
  * splice(2) calls where neither side is a pipe (a file to /dev/null or
- * to a socket, a socket to a file).
+ * to a socket, a socket to a file), or where the pipe is the user's and
+ * the other side waits on a peer (a pipe to a socket).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -86,5 +87,38 @@ TEST(socket_to_file)
 	    "socket -> file: through the private pipe; every byte");
 	link_free(&l);
 	close(out);
+	free(data);
+}
+
+/*
+ * From a pipe into a socket: the splice(2) that waits for room in the
+ * socket holds a pipe of ours, never the input pipe, whose writer may be
+ * the socket's reader (choose_path).
+ */
+TEST(pipe_to_socket)
+{
+	size_t len = 3 * MiB + 17;
+	char *data = pattern(0, len);
+	struct end i, o;
+	struct link l;
+	unsigned used;
+	off_t moved;
+	pid_t fpid, spid;
+	int in, s[2], keep;
+
+	zerocopy_env(NULL);
+	in = feeder(data, len, ZC_AFTER, 65536, 0, 0, &fpid);
+	xsocketpair(s);
+	spid = sink(s[0], s[1], 0, 4096, &keep);
+	link_fds(&l, &i, in, &o, s[1]);
+	moved = run(&l, &used);
+	close(s[1]);
+	close(in);
+	ok(good_run(moved, len, used, RW | ZC(PATH_VIA_PIPE)) &&
+	    l.path == FAST(PATH_VIA_PIPE) && exited_ok(fpid) &&
+	    exited_ok(spid) && file_holds(keep, data, len),
+	    "pipe -> socket: through the private pipe; every byte");
+	link_free(&l);
+	close(keep);
 	free(data);
 }
