@@ -3,9 +3,9 @@
 
 include config.mk
 
-LIB = lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c lib/format.c \
-	lib/handoff.c lib/io.c lib/lanes.c lib/pipe.c lib/repeat.c \
-	lib/xfer.c
+LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
+	lib/format.c lib/handoff.c lib/io.c lib/lanes.c lib/outputs.c \
+	lib/pipe.c lib/repeat.c lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
 # for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
 # where lib/cpu.c finds the CPU has them.
@@ -46,8 +46,8 @@ PICOBJ = $(LIBSRC:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/format.h \
-	lib/format-loops.h lib/sys.h
+HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/fanout.h \
+	lib/format.h lib/format-loops.h lib/sys.h
 
 # The ABI version of libsluice.so: bump it when the API changes.
 SONAME = libsluice.so.2

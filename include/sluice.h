@@ -61,39 +61,63 @@ struct sl_out {
 /*
  * Called, on the caller's thread, when writing to OUTS[I] failed with
  * errno ERR.  The engine has already dropped that output (fd = -1).
- * sl_fanout serves the outputs in order, each chunk to every output
- * before the next chunk, and calls this at once, so the outputs after
- * OUTS[I] have not had the failed chunk yet.
+ * Failures are told in the order GNU's tee would tell them, whichever
+ * thread met them first: chunk by chunk (at the grain of GNU's 8 KiB
+ * reads), and within one in the order of the outputs.
  * Return 0 to go on with the others, or -1 to stop the copy at once.
  */
 typedef int sl_fail_fn(void *ctx, size_t i, int err);
 
+/* What sl_fanout_flags's FLAGS ask. */
+#define SL_FANOUT_THREADS	0x01	/* copies into files may run on
+					   threads (below) */
+#define SL_FANOUT_GNU_CHUNKS	0x02	/* chunks of GNU tee's 8 KiB, by
+					   read/write: a caller that stops
+					   at the first failure leaves each
+					   output as GNU's tee would */
+#define SL_FANOUT_PIPE_CHECK	0x04	/* while the input has nothing to
+					   read, an output pipe whose reader
+					   left fails at once (EPIPE), as in
+					   GNU 9.2's tee -p: with no output
+					   left, the copy ends without
+					   waiting for input */
+
 /*
  * Copy everything from IN to each of the N outputs OUTS, in order and
- * complete, forwarding data as soon as it arrives.  Stops at end of input,
- * when no output is left, or when FAIL asks to.
- * Return 0, or -1 with errno set when reading IN failed (every byte read
- * before the failure has been delivered).
+ * complete, forwarding data as soon as it arrives.  The outputs are
+ * served in order, each chunk to every output before the next chunk;
+ * without threads FAIL is called at once, so the outputs after OUTS[I]
+ * have not had the failed chunk yet.  Stops at end of input, when no
+ * output is left, or when FAIL asks to.
+ * Return 0, or -1 with errno set when reading IN failed (every byte
+ * read before the failure has been delivered), or ENOMEM when the
+ * engine's state for N outputs could not be had.
+ *
+ * With SL_FANOUT_THREADS the copies into regular files are shared among
+ * threads, one per CPU at most, the caller's included, once two outputs
+ * or more need a copy of every byte (files, sockets), one of them a
+ * file, and the stream has shown itself big enough to repay threads.
+ * A thread may serve several files; sockets stay on the caller's
+ * thread.  Each output still gets every byte, in order, but one may run
+ * ahead of another by what the engine holds for it (at most 1.5 MiB of
+ * pipe per output), and FAIL may be called later than the failure: an
+ * output after OUTS[I] may have had the chunk that failed there, and
+ * more.  While threads run they block every signal, so that handlers
+ * run on the caller's threads; SIGPIPE and SIGXFSZ, where their action
+ * would end the process, are blocked on the calling thread, FAIL's
+ * calls included, and one raised meanwhile ends the process once the
+ * threads have written what they were given.  Setting the environment
+ * variable SLUICE_THREADS to N allows at most N threads that copy (1:
+ * none but the caller's).
  */
+int sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
+    sl_fail_fn *fail, void *ctx);
+
+/* sl_fanout_flags with no FLAGS. */
 int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
 
-/*
- * sl_fanout, with the copies into regular files shared among threads,
- * one per CPU at most, the caller's included: when two outputs or more
- * need a copy of every byte, all of them files (into a socket, whose
- * buffer bounds each chunk, threads cost more than they win), and the
- * stream has shown itself big enough to repay threads.  Each output
- * still gets every byte, in order, but
- * one may run ahead of another by what the engine holds for it (at most
- * 1.5 MiB of pipe per output), and FAIL may be called later than the
- * failure: an output after OUTS[I] may have had the chunk that failed
- * there, and more, and a stop FAIL asks for comes once the threads have
- * written what they were given.  A caller that stops at the first
- * failure wants sl_fanout.  Setting the environment variable
- * SLUICE_THREADS to N allows at most N threads that copy (1: none but
- * the caller's).
- */
+/* sl_fanout_flags with SL_FANOUT_THREADS. */
 int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
     sl_fail_fn *fail, void *ctx);
 

@@ -150,7 +150,9 @@ ssize_t io_move(struct io_call *c);
  * SL_INPUT: only for an input known to hold LEN bytes.
  */
 int io_move_all(struct io_call *c);
-int wait_fd(int fd, short events);
+struct pollfd;
+int wait_any(struct pollfd *p, size_t n, int ms);
+int wait_fd(int fd, short events, int ms);
 int wait_either(int in, int out, int *side);
 ssize_t read_some(int fd, void *buf, size_t len);
 int write_all(int fd, const void *buf, size_t len);
@@ -203,6 +205,7 @@ int handoff_send(struct handoff *h, int fd);
 void handoff_free(struct handoff *h);
 
 /* pipe.c */
+long long clock_ms(void);
 long pipe_size(struct end *e);
 long pipe_grow_to(int fd, long want);
 int pipe_warranted(struct end *e, size_t n);
@@ -217,37 +220,5 @@ ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
 ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup);
 int zerocopy_refused(const struct io_call *c, off_t moved);
-
-/* lanes.c: outputs that need a copy, written by threads of their own. */
-struct lanes;
-size_t lanes_wanted(size_t ncopy);
-struct lanes *lanes_start(const int *outs, const int *proven, size_t n,
-    size_t workers, long size, long min);
-int lanes_fd(const struct lanes *c, size_t k);
-int lanes_wait_room(struct lanes *c, size_t k, size_t bytes);
-void lanes_posted(struct lanes *c, size_t k, size_t n);
-void lanes_stop(struct lanes *c, int *errs);
-int signal_due(int sig);
-
-/*
- * The engine's state of one output of sl_fanout, in the private space of
- * its struct sl_out.
- */
-struct out_state {
-	int path;		/* how the output is written */
-	off_t moved;		/* bytes delivered so far */
-	off_t zc_moved;		/* ... of them by zero-copy */
-	long room;		/* bytes it can buffer, as it started (a
-				   pipe's is asked anew), 0 unbounded */
-};
-
-_Static_assert(sizeof(struct out_state) <=
-    sizeof(((struct sl_out *)0)->engine), "struct out_state fits sl_out");
-
-static inline struct out_state *
-out_state(struct sl_out *o)
-{
-	return (struct out_state *)(void *)o->engine.bytes;
-}
 
 #endif

@@ -16,23 +16,44 @@
 #include "engine.h"
 
 /*
- * Wait until FD is ready for EVENTS (POLLIN or POLLOUT); return 0, or -1
- * with errno set (poll(2)'s: EINVAL, ENOMEM).  Used after EAGAIN on a
- * non-blocking descriptor: never spin, never take EAGAIN for an error.
+ * Wait until one of the N descriptors P is ready for its events, or for
+ * MS milliseconds (-1: for ever).  EINTR is retried for the time left,
+ * so that a signal handler neither ends the wait early nor makes it
+ * longer.  Return the count of descriptors ready (P's revents say
+ * which), 0 when MS passed first, or -1 with errno set (poll(2)'s:
+ * EINVAL, ENOMEM).
  */
 int
-wait_fd(int fd, short events)
+wait_any(struct pollfd *p, size_t n, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = events };
+	long long end = ms > 0 ? clock_ms() + ms : 0;
 
 	for (;;) {
-		int n = poll(&p, 1, -1);
+		int r = poll(p, n, ms);
 
-		if (n > 0)
-			return 0;
-		if (n == -1 && errno != EINTR)
-			return -1;
+		if (r >= 0 || errno != EINTR)
+			return r;
+		if (ms > 0 && (ms = end - clock_ms()) < 0)
+			ms = 0;
 	}
+}
+
+/*
+ * Wait until FD is ready for EVENTS (POLLIN or POLLOUT), MS milliseconds
+ * at most (-1: for ever); return 0, or -1 with errno set: ETIMEDOUT if
+ * MS passed first, else poll(2)'s (EINVAL, ENOMEM).  Used after EAGAIN
+ * on a non-blocking descriptor: never spin, never take EAGAIN for an
+ * error.
+ */
+int
+wait_fd(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int n = wait_any(&p, 1, ms);
+
+	if (n == 0)
+		errno = ETIMEDOUT;
+	return n > 0 ? 0 : -1;
 }
 
 /*
@@ -45,16 +66,14 @@ int
 wait_either(int in, int out, int *side)
 {
 	struct pollfd p = { .fd = in, .events = POLLIN };
-	int n;
+	int n = wait_any(&p, 1, 0);
 
-	while ((n = poll(&p, 1, 0)) == -1 && errno == EINTR)
-		;
 	if (n != 1) {
 		*side = SL_INPUT;
-		return n == 0 ? wait_fd(in, POLLIN) : -1;
+		return n == 0 ? wait_fd(in, POLLIN, -1) : -1;
 	}
 	*side = SL_OUTPUT;
-	return wait_fd(out, POLLOUT);
+	return wait_fd(out, POLLOUT, -1);
 }
 
 /* Make C's system call once; return as the call does. */
@@ -99,10 +118,10 @@ io_wait(struct io_call *c)
 	switch (io_call_side(c)) {
 	case SL_INPUT:
 		c->side = SL_INPUT;
-		return wait_fd(c->in, POLLIN);
+		return wait_fd(c->in, POLLIN, -1);
 	case SL_OUTPUT:
 		c->side = SL_OUTPUT;
-		return wait_fd(c->out, POLLOUT);
+		return wait_fd(c->out, POLLOUT, -1);
 	default:
 		return wait_either(c->in, c->out, &c->side);
 	}

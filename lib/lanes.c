@@ -2,7 +2,8 @@
  * Lanes: the regular files among a fan-out's outputs, each fed through a
  * pipe of its own by the fan-out's thread and written out by a worker
  * thread, so that the copies into their page caches run on different
- * CPUs.
+ * CPUs.  Everything about threads is here: how many (lanes_plan), the
+ * workers, and the signals while they run.
  *
  * The fan-out duplicates each chunk into a lane with tee(2), which
  * copies no data, only page references; the worker splices the lane
@@ -16,16 +17,23 @@
  * a lane, it waits until the worker has written out enough of the chunks
  * before for the lane to have those slots free (lanes_wait_room), so
  * that tee(2) into a lane always takes a whole chunk.  A lane is at
- * least twice the chunk pipe: it holds two chunks of the biggest kind,
- * or more of a chunk pipe kept small (a socket's chunks).  An output may
- * thus run ahead of a slower one by what one lane and the chunk pipe
- * hold; beyond that the fan-out waits for the slowest output, as a
- * serial tee does.
+ * least twice the chunk pipe (the fan-out sizes its chunk pipe so): it
+ * holds two chunks of the biggest kind, or more of a chunk pipe kept
+ * small (a socket's chunks).
  *
- * Failures.  A worker whose output fails keeps the error for the
- * fan-out to report (the engine's callbacks run on the caller's thread)
- * and reads what its lane is given from then on into nowhere, so the
- * fan-out never waits on a lane nobody empties.
+ * Failures.  A worker whose output fails keeps the error and where in
+ * the stream it came (the engine's callbacks run on the caller's thread,
+ * which reports it) and reads what its lane is given from then on into
+ * nowhere, so the fan-out never waits on a lane nobody empties.
+ *
+ * Signals.  A worker is born with every signal blocked: handlers run on
+ * the caller's thread, as a caller of a library expects.  While lanes
+ * run, SIGPIPE and SIGXFSZ, where their action would end the process,
+ * are blocked on the caller's thread too (struct lanes.held): a write
+ * into a pipe whose reader left, or into a file past RLIMIT_FSIZE, then
+ * fails with EPIPE or EFBIG and the signal waits, so that the process
+ * does not end before the lanes are written (the other outputs would
+ * hold less than GNU's serial tee gives them).  lanes_stop lets them go.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,7 +46,18 @@
 #include <unistd.h>
 
 #include "sluice.h"
-#include "engine.h"
+#include "fanout.h"
+
+/*
+ * Lanes take pipe pages from the user's budget (see pipe.c):
+ * LANES_BUDGET bytes at most, which is four lanes of LANE_MAX (fanout.h)
+ * and
+ * LANES_MAX of LANE_MIN.  A lane of less than LANE_MIN would make chunks
+ * of under 64 KiB: more files than LANES_MAX are copied on one thread.
+ */
+#define LANES_BUDGET	(4L << 20)
+#define LANE_MIN	(128L << 10)
+#define LANES_MAX	((size_t)(LANES_BUDGET / LANE_MIN))
 
 /* A worker's stack: it calls little and keeps its buffer on the heap. */
 #define WORKER_STACK	(64u << 10)
@@ -50,22 +69,33 @@
  * slot); only the ratio of two sizes is taken, so any page size will do. */
 #define PAGE_BYTES	4096
 
+/*
+ * One lane.  Offsets (POSTED, DONE, the chunks' ENDs, ERR_AT) count in
+ * the stream, from the start of the fan-out's input.  Who owns what:
+ * the fields marked LOCK are read and written under struct lanes.lock;
+ * PROVEN and RW are the worker's while it writes, and read by the
+ * fan-out under LOCK once DONE has reached POSTED (the worker sets them
+ * before it takes the lock to move DONE); the rest is set before the
+ * workers start.
+ */
 struct lane {
 	int pipe[2];		/* [1] is the fan-out's, [0] the worker's */
+	struct end end;		/* the fan-out's end, as it sees it */
 	int out;		/* the output it is written into */
-	int proven;		/* zero-copy reached OUT already: a refusal
-				   from it now is an error */
+	int proven;		/* zero-copy reached OUT: a refusal from it
+				   now is an error */
 	int rw;			/* OUT refused splice(2): read and write */
-	off_t posted;		/* bytes put into the lane (under LOCK) */
-	off_t done;		/* bytes taken out of it (under LOCK) */
+	off_t posted;		/* the stream put into the lane (LOCK) */
+	off_t done;		/* ... and taken out of it (LOCK) */
 	long slots;		/* the lane pipe's slots */
 	struct {		/* the chunks in the lane, oldest first, */
-		off_t end;	/* each ending at END in POSTED's count */
+		off_t end;	/* each ending at END */
 		long slots;	/* and counted at SLOTS slots */
-	} chunk[LANE_CHUNKS];	/* (under LOCK, as the two below) */
+	} chunk[LANE_CHUNKS];	/* (LOCK, as the four below) */
 	size_t first, chunks;	/* a ring: where the oldest is, how many */
 	long used;		/* the slots the chunks are counted at */
-	int err;		/* the output's error, 0 (under LOCK) */
+	int err;		/* the output's error, or 0 */
+	off_t err_at;		/* where it came */
 	size_t worker;		/* which worker serves it */
 };
 
@@ -82,12 +112,14 @@ struct worker {
 struct lanes {
 	pthread_mutex_t lock;
 	pthread_cond_t room;	/* a worker took bytes out of WAITED */
-	struct lane *waited;	/* the lane the fan-out waits on, or NULL */
-	int closing;		/* no more bytes will be posted */
+	struct lane *waited;	/* the lane the fan-out waits on (LOCK) */
+	int closing;		/* no more bytes will be posted (LOCK) */
 	struct lane *lane;
 	size_t n;
 	struct worker *worker;
 	size_t workers;		/* started */
+	sigset_t held;		/* the signals blocked on the caller's
+				   thread for the lanes' sake */
 };
 
 /*
@@ -96,8 +128,8 @@ struct lanes {
  * on, and no more than SLUICE_THREADS says (1: the fan-out copies
  * alone).  0 means no workers at all.
  */
-size_t
-lanes_wanted(size_t ncopy)
+static size_t
+threads_wanted(size_t ncopy)
 {
 	cpu_set_t cpus;
 	const char *v = getenv("SLUICE_THREADS");
@@ -118,14 +150,37 @@ lanes_wanted(size_t ncopy)
 }
 
 /*
+ * Of NCOPY outputs that need a copy, NFILES of them regular files (the
+ * only kind a lane takes), how many get lanes: the fan-out's thread
+ * copies its share, the other outputs first (sockets), then the last
+ * files; the others' lanes are served by *WORKERS threads.  Return 0
+ * where threads are not worth it (one CPU, one copy, SLUICE_THREADS=1)
+ * or their lanes would be too small.
+ */
+size_t
+lanes_plan(size_t ncopy, size_t nfiles, size_t *workers)
+{
+	size_t threads, own, nlanes;
+
+	if (nfiles == 0 || (threads = threads_wanted(ncopy)) == 0)
+		return 0;
+	own = ncopy / threads;
+	own = own > ncopy - nfiles ? own - (ncopy - nfiles) : 0;
+	nlanes = nfiles - own;
+	*workers = threads - 1 < nlanes ? threads - 1 : nlanes;
+	return nlanes <= LANES_MAX ? nlanes : 0;
+}
+
+/*
  * Move N bytes, which lane L holds, into its output: splice(2), or
  * read(2) and write(2) if the output refused splice before it took a
  * byte.  Return 0, or -1 with errno set: the output's error (the lane,
  * a pipe of ours holding the bytes, cannot fail).  *MOVED counts what
- * left the lane.
+ * left the lane, *WRITTEN what of it reached the output.
  */
 static int
-lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved)
+lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved,
+    size_t *written)
 {
 	while (*moved < n) {
 		size_t want = n - *moved;
@@ -138,13 +193,18 @@ lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved)
 			if (read_exact(l->pipe[0], w->buf, want) == -1)
 				return -1;
 			*moved += want;
-			if (write_all(l->out, w->buf, want) == -1)
+			c = (struct io_call){ .op = IO_WRITE, .in = -1,
+			    .out = l->out, .buf = w->buf, .len = want };
+			k = io_move_all(&c);
+			*written += want - c.len;
+			if (k == -1)
 				return -1;
 			continue;
 		}
 		k = xfer_pipe(&c, l->pipe[0], l->out, want, 0);
 		if (k > 0) {
 			*moved += k;
+			*written += k;
 			l->proven = 1;
 			continue;
 		}
@@ -190,11 +250,8 @@ next_lane(struct lanes *c, struct worker *w)
 	return NULL;
 }
 
-/*
- * Return 1 if signal SIG, blocked, waits for this thread or the process
- * (a write raised it while lanes run: fanout.c, hold_signals).
- */
-int
+/* Return 1 if signal SIG, blocked, waits for this thread or the process. */
+static int
 signal_due(int sig)
 {
 	sigset_t due;
@@ -204,9 +261,9 @@ signal_due(int sig)
 
 /*
  * A write of this worker's failed with ERR.  A SIGXFSZ it raised waits
- * for this thread alone, which would end without taking it: pass it on
- * to the process, where the fan-out's thread finds it when it reports
- * the error.
+ * for this thread alone, which blocks every signal and would end
+ * without taking it: pass it on to the process, where a handler runs on
+ * another thread, or the fan-out's thread finds it held (lanes_fatal).
  */
 static void
 pass_on_signal(int err)
@@ -215,28 +272,18 @@ pass_on_signal(int err)
 		kill(getpid(), SIGXFSZ);
 }
 
-/*
- * A worker: move what is posted to its lanes into their outputs until
- * the fan-out closes them.  It blocks every signal the process may be
- * sent, so that handlers run on the caller's thread, but not those its
- * own writes raise, SIGPIPE and SIGXFSZ: for those it keeps the mask it
- * inherits from the fan-out's thread.
- */
+/* A worker: move what is posted to its lanes into their outputs until
+ * the fan-out closes them. */
 static void *
 work(void *arg)
 {
 	struct worker *w = arg;
 	struct lanes *c = w->crew;
-	sigset_t mask;
 
-	sigfillset(&mask);
-	sigdelset(&mask, SIGPIPE);
-	sigdelset(&mask, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		struct lane *l = next_lane(c, w);
-		size_t n, moved = 0;
+		size_t n, moved = 0, written = 0;
 		int err = 0;
 
 		if (l == NULL) {
@@ -246,23 +293,18 @@ work(void *arg)
 			continue;
 		}
 		n = l->posted - l->done;
-		if (l->err) {
-			pthread_mutex_unlock(&c->lock);
-			lane_drop(l, w, n);
-			moved = n;
-		} else {
-			pthread_mutex_unlock(&c->lock);
-			if (lane_write(l, w, n, &moved) == -1) {
-				err = errno;
-				pass_on_signal(err);
-				lane_drop(l, w, n - moved);
-				moved = n;
-			}
+		pthread_mutex_unlock(&c->lock);
+		if (l->err == 0 && lane_write(l, w, n, &moved, &written) == -1) {
+			err = errno;
+			pass_on_signal(err);
 		}
+		lane_drop(l, w, n - moved);
 		pthread_mutex_lock(&c->lock);
-		l->done += moved;
-		if (err)
+		if (err) {
 			l->err = err;
+			l->err_at = l->done + written;
+		}
+		l->done += n;
 		if (c->waited == l)
 			pthread_cond_signal(&c->room);
 	}
@@ -271,29 +313,40 @@ work(void *arg)
 }
 
 /*
- * Let every lane's worker move what it was given, join the workers,
- * set ERRS[K] (unless ERRS is NULL) to the error of lane K's output or
- * 0, close the lanes and free C.  A worker whose output blocks is waited
- * for, as a serial tee would wait to write: what each output was given,
- * it gets.
+ * Block on this thread the signals that a write may raise and that
+ * would end the process (their default action, not blocked already):
+ * C->held, until lanes_stop.
  */
-void
-lanes_stop(struct lanes *c, int *errs)
+static void
+hold_signals(struct lanes *c)
+{
+	static const int sigs[] = { SIGPIPE, SIGXFSZ };
+	struct sigaction sa;
+	sigset_t before;
+	size_t k;
+
+	sigemptyset(&c->held);
+	for (k = 0; k < sizeof sigs / sizeof *sigs; k++)
+		if (sigaction(sigs[k], NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_DFL)
+			sigaddset(&c->held, sigs[k]);
+	if (pthread_sigmask(SIG_BLOCK, &c->held, &before) != 0) {
+		sigemptyset(&c->held);
+		return;
+	}
+	for (k = 0; k < sizeof sigs / sizeof *sigs; k++)
+		if (sigismember(&before, sigs[k]) == 1)
+			sigdelset(&c->held, sigs[k]);
+}
+
+/* Free C, its lanes closed and its workers joined or never started. */
+static void
+lanes_free(struct lanes *c)
 {
 	size_t i;
 
-	pthread_mutex_lock(&c->lock);
-	c->closing = 1;
-	for (i = 0; i < c->workers; i++)
-		pthread_cond_signal(&c->worker[i].work);
-	pthread_mutex_unlock(&c->lock);
-	for (i = 0; i < c->workers; i++)
-		pthread_join(c->worker[i].tid, NULL);
-	for (i = 0; i < c->n; i++) {
-		if (errs != NULL)
-			errs[i] = c->lane[i].err;
+	for (i = 0; i < c->n; i++)
 		close_pair(c->lane[i].pipe);
-	}
 	for (i = 0; i < c->workers; i++) {
 		pthread_cond_destroy(&c->worker[i].work);
 		free(c->worker[i].buf);
@@ -306,53 +359,45 @@ lanes_stop(struct lanes *c, int *errs)
 }
 
 /*
- * Start N lanes into the outputs OUTS (PROVEN[K]: zero-copy reached
- * OUTS[K] already), served by WORKERS threads.  Each lane is a private
- * pipe of SIZE bytes, or of as much as the user's pipe quota grants: if
- * a lane gets less than MIN bytes, or a pipe, a buffer or a thread
- * cannot be had, nothing is started.  Return the lanes, or NULL with
- * errno set; nothing the caller holds has changed then.
+ * Let every lane's worker move what it was given, join the workers,
+ * close the lanes, free C, and let the held signals go: one that came
+ * meanwhile ends the process now.  A worker whose output blocks is
+ * waited for, as a serial tee would wait to write: what each output was
+ * given, it gets.  Whatever the fan-out wants to know of the lanes
+ * (lanes_result) it asks before.
  */
-struct lanes *
-lanes_start(const int *outs, const int *proven, size_t n, size_t workers,
-    long size, long min)
+void
+lanes_stop(struct lanes *c)
 {
-	struct lanes *c = calloc(1, sizeof *c);
+	sigset_t held = c->held;
+	size_t i;
+
+	pthread_mutex_lock(&c->lock);
+	c->closing = 1;
+	for (i = 0; i < c->workers; i++)
+		pthread_cond_signal(&c->worker[i].work);
+	pthread_mutex_unlock(&c->lock);
+	for (i = 0; i < c->workers; i++)
+		pthread_join(c->worker[i].tid, NULL);
+	lanes_free(c);
+	pthread_sigmask(SIG_UNBLOCK, &held, NULL);
+}
+
+/* Start C's workers, every signal blocked from their first instruction.
+ * Return 0, or an error number. */
+static int
+start_workers(struct lanes *c, size_t workers)
+{
 	pthread_attr_t attr;
+	sigset_t all, before;
 	size_t i;
 	int err = 0;
 
-	if (c == NULL)
-		return NULL;
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->room, NULL);
-	c->lane = calloc(n, sizeof *c->lane);
-	c->worker = calloc(workers, sizeof *c->worker);
-	if (c->lane == NULL || c->worker == NULL) {
-		lanes_stop(c, NULL);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		c->lane[i].pipe[0] = c->lane[i].pipe[1] = -1;
-	for (i = 0; i < n && err == 0; c->n = ++i) {
-		struct lane *l = &c->lane[i];
-
-		l->out = outs[i];
-		l->proven = proven[i];
-		l->worker = i % workers;
-		if (pipe_private(l->pipe) == -1)
-			err = errno;
-		else if ((l->slots = pipe_grow_to(l->pipe[1], size)) < min)
-			err = ENOBUFS;
-		l->slots /= PAGE_BYTES;
-	}
-	if (pthread_attr_init(&attr) != 0) {
-		lanes_stop(c, NULL);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (pthread_attr_init(&attr) != 0)
+		return ENOMEM;
 	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN + WORKER_STACK);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &before);
 	for (i = 0; i < workers && err == 0; i++) {
 		struct worker *w = &c->worker[i];
 
@@ -371,20 +416,80 @@ lanes_start(const int *outs, const int *proven, size_t n, size_t workers,
 		}
 		c->workers++;
 	}
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	pthread_attr_destroy(&attr);
+	return err;
+}
+
+/*
+ * Start N lanes into the outputs OUTS, served by WORKERS threads
+ * (lanes_plan).  Each lane is a private pipe of LANE_MAX bytes, less
+ * when there are more than four (LANES_BUDGET), or of as much as the
+ * user's pipe quota grants: if a lane gets less than LANE_MIN, or a
+ * pipe, a buffer or a thread cannot be had, nothing is started.
+ * Return the lanes, or NULL with errno set; nothing the caller holds
+ * has changed then.
+ */
+struct lanes *
+lanes_start(const struct lane_out *outs, size_t n, size_t workers)
+{
+	struct lanes *c = calloc(1, sizeof *c);
+	long size = LANE_MAX;
+	size_t i;
+	int err = 0;
+
+	if (c == NULL)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->room, NULL);
+	c->lane = calloc(n, sizeof *c->lane);
+	c->worker = calloc(workers, sizeof *c->worker);
+	if (c->lane == NULL || c->worker == NULL) {
+		lanes_free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (size * (long)n > LANES_BUDGET)
+		size /= 2;
+	for (i = 0; i < n && err == 0; c->n = ++i) {
+		struct lane *l = &c->lane[i];
+
+		l->pipe[0] = l->pipe[1] = -1;
+		l->out = outs[i].fd;
+		l->proven = outs[i].proven;
+		l->posted = l->done = outs[i].at;
+		l->worker = i % workers;
+		if (pipe_private(l->pipe) == -1)
+			err = errno;
+		else if ((l->slots = pipe_grow_to(l->pipe[1], size)) < LANE_MIN)
+			err = ENOBUFS;
+		else {
+			end_init(&l->end, l->pipe[1]);
+			l->end.grown = 1;	/* sized here, once */
+		}
+		l->slots /= PAGE_BYTES;
+	}
+	/* Before the workers start: they must not end us either. */
+	if (err == 0)
+		hold_signals(c);
+	if (err == 0 && (err = start_workers(c, workers)) != 0) {
+		lanes_stop(c);
+		errno = err;
+		return NULL;
+	}
 	if (err != 0) {
-		lanes_stop(c, NULL);
+		lanes_free(c);
 		errno = err;
 		return NULL;
 	}
 	return c;
 }
 
-/* The descriptor the fan-out writes lane K's bytes into: a pipe. */
-int
-lanes_fd(const struct lanes *c, size_t k)
+/* The end the fan-out writes lane K's bytes into: a pipe of its own. */
+struct end *
+lanes_end(struct lanes *c, size_t k)
 {
-	return c->lane[k].pipe[1];
+	return &c->lane[k].end;
 }
 
 /*
@@ -438,4 +543,60 @@ lanes_posted(struct lanes *c, size_t k, size_t n)
 		l->chunk[(l->first + l->chunks - 1) % LANE_CHUNKS].end = l->posted;
 	pthread_cond_signal(&c->worker[l->worker].work);
 	pthread_mutex_unlock(&c->lock);
+}
+
+/* Wait until every lane's worker has written out, or dropped, all that
+ * its lane was given: every failure that can come from it has come. */
+void
+lanes_sync(struct lanes *c)
+{
+	size_t k;
+
+	pthread_mutex_lock(&c->lock);
+	for (k = 0; k < c->n; k++) {
+		struct lane *l = &c->lane[k];
+
+		while (l->done < l->posted) {
+			c->waited = l;
+			pthread_cond_wait(&c->room, &c->lock);
+		}
+	}
+	c->waited = NULL;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* What lane K says of its output, as of now (after lanes_sync: all). */
+void
+lanes_result(struct lanes *c, size_t k, struct lane_result *r)
+{
+	struct lane *l = &c->lane[k];
+
+	pthread_mutex_lock(&c->lock);
+	r->err = l->err;
+	r->err_at = l->err_at;
+	r->fell_back = l->rw;
+	r->proven = l->proven;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * Return 1 if the output error ERR raised a signal held for the lanes
+ * that would end the process (EPIPE: SIGPIPE; EFBIG: SIGXFSZ), and it
+ * is due: GNU's tee would have ended there.
+ */
+int
+lanes_fatal(struct lanes *c, int err)
+{
+	int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
+
+	return sig != 0 && sigismember(&c->held, sig) == 1 && signal_due(sig);
+}
+
+/* Return 1 if a signal held for the lanes is due: the process ends once
+ * they are written (a callback's own write may have raised it). */
+int
+lanes_signal_due(struct lanes *c)
+{
+	return (sigismember(&c->held, SIGPIPE) == 1 && signal_due(SIGPIPE)) ||
+	    (sigismember(&c->held, SIGXFSZ) == 1 && signal_due(SIGXFSZ));
 }

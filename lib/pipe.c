@@ -57,8 +57,8 @@ pipe_grow_to(int fd, long want)
 }
 
 /* Milliseconds on a monotonic clock (the coarse one: a vDSO read). */
-static long long
-now_ms(void)
+long long
+clock_ms(void)
 {
 	struct timespec t;
 
@@ -80,11 +80,11 @@ pipe_warranted(struct end *e, size_t n)
 	if (e->kind != K_PIPE || e->grown)
 		return 0;
 	if (e->carried == 0)
-		e->since = now_ms();
+		e->since = clock_ms();
 	e->carried += n;
 	if (e->carried < GROW_BYTES)
 		return 0;
-	t = now_ms();
+	t = clock_ms();
 	if (t - e->since > GROW_MS) {
 		e->carried = 0;
 		return 0;

@@ -207,8 +207,8 @@ TEST(wait_ready)
 	int p[2], r1, r2;
 
 	xpipe(p);
-	r1 = wait_fd(p[1], POLLOUT);
-	r2 = write(p[1], "x", 1) == 1 ? wait_fd(p[0], POLLIN) : -1;
+	r1 = wait_fd(p[1], POLLOUT, -1);
+	r2 = write(p[1], "x", 1) == 1 ? wait_fd(p[0], POLLIN, -1) : -1;
 	ok(r1 == 0 && r2 == 0,
 	    "wait_fd: an empty pipe is writable, one with data readable");
 	close(p[0]);
@@ -231,7 +231,7 @@ TEST(wait_full_then_drained)
 			;
 		_exit(0);
 	}
-	r = wait_fd(p[1], POLLOUT);
+	r = wait_fd(p[1], POLLOUT, -1);
 	ok(r == 0 && write(p[1], "x", 1) == 1,
 	    "wait_fd: a full pipe waits until the reader makes room");
 	close(p[0]);
@@ -267,7 +267,7 @@ TEST(wait_eintr)
 		usleep(50 * 1000);
 		_exit(write(p[1], "z", 1) == 1 ? 0 : 1);
 	}
-	r = wait_fd(p[0], POLLIN);
+	r = wait_fd(p[0], POLLIN, -1);
 	ok(r == 0 && got_usr1 && read(p[0], &c, 1) == 1 && c == 'z',
 	    "wait_fd: a signal does not end the wait early");
 	xwait(pid);

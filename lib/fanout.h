@@ -1,0 +1,211 @@
+/*
+ * Private to the fan-out, tee's engine: the rounds (lib/fanout.c), what
+ * each output is (lib/outputs.c), the chunk and its pipes (lib/chunk.c)
+ * and the threads (lib/lanes.c).  doc/design.md, "Fan-out", says how
+ * they fit.
+ */
+#ifndef SLUICE_FANOUT_H
+#define SLUICE_FANOUT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sluice.h"
+#include "engine.h"
+
+/*
+ * GNU tee's read size.  Where the size of the chunks shows, tee uses it
+ * too (fanout.c); errors are reported in GNU's order at this grain.
+ */
+#define GNU_CHUNK	8192
+
+/*
+ * The most the chunk pipe grows to: 1 MiB, the default pipe-max-size,
+ * as far as an unprivileged user can grow a pipe.  It takes that much
+ * only where every output pipe is that big (a reader that grew its own
+ * pipe wants its stream in chunks of its pipe's size) and gives it back
+ * when an output stalls or the input goes quiet.
+ */
+#define CHUNK_MAX	(1L << 20)
+
+/*
+ * The biggest lane (lanes.c), and the chunk pipe beside lanes, which is
+ * no more than half a lane (fanout.c, pipe_room): how far one output may
+ * run ahead of another while threads run is their sum, LANES_WINDOW.
+ */
+#define LANE_MAX	(1L << 20)
+#define LANES_WINDOW	(LANE_MAX + LANE_MAX / 2)
+
+/* Where the round's chunk is, on the zero-copy path (struct chunk.at). */
+enum chunk_at {
+	AT_PIPE,		/* in the chunk pipe */
+	AT_PIPE_AND_BUF,	/* there, and in BUF too, read out of the copy
+				   pipe for the write(2) outputs */
+	AT_BUF			/* read out of the chunk pipe into BUF: the
+				   outputs left get it by write(2) */
+};
+
+/*
+ * The chunk: the private pipes a chunk of the input passes through, and
+ * the memory it is read into when it must be.  What holds between
+ * rounds: the chunk pipe, if open, holds HELD bytes of input no output
+ * has had yet; the copy pipe, if open, is empty; CARRY bytes wait at
+ * BUF + CARRY_AT only once the pipes were given back (chunk_release).
+ */
+struct chunk {
+	int pipe[2];		/* the chunk pipe: the input spliced in */
+	struct end end;		/* its write end, for its size */
+	long want;		/* the size its traffic warrants */
+	size_t held;		/* bytes in it */
+	int copy[2];		/* the copy pipe: a duplicate of the chunk */
+	long copy_size;		/* its capacity */
+	char *buf;		/* the chunk in memory */
+	size_t bufsize;
+	enum chunk_at at;	/* this round's chunk, on the zero-copy path */
+	size_t carry;		/* input bytes at BUF + CARRY_AT, the rest of
+				   the chunk pipe when it was given back:
+				   every output's next */
+	size_t carry_at;
+};
+
+void chunk_init(struct chunk *ch);
+int chunk_open(struct chunk *ch);
+int chunk_is_open(const struct chunk *ch);
+long chunk_size(struct chunk *ch);
+void chunk_resize(struct chunk *ch, long want);
+int chunk_warrants(struct chunk *ch, size_t n);
+ssize_t chunk_fill(struct chunk *ch, int in, size_t lim, struct io_call *c);
+ssize_t chunk_tee(struct chunk *ch, int fd, size_t len, struct io_call *c);
+ssize_t chunk_splice(struct chunk *ch, int fd, size_t len, struct io_call *c);
+int chunk_to_buf(struct chunk *ch, size_t off, size_t n);
+ssize_t copy_fill(struct chunk *ch, size_t len);
+ssize_t copy_splice(struct chunk *ch, int fd, size_t len, struct io_call *c);
+int copy_to_buf(struct chunk *ch, size_t off, size_t n);
+int chunk_release(struct chunk *ch, size_t len);
+int buf_need(struct chunk *ch, size_t len);
+void chunk_free(struct chunk *ch);
+
+/* What the fan-out gives a lane: its output, and what zero-copy did. */
+struct lane_out {
+	int fd;			/* the output, a regular file */
+	int proven;		/* zero-copy reached it already: a refusal
+				   from it is an error */
+	off_t at;		/* the stream's offset it has had up to */
+};
+
+/* What a lane says of its output, once it has written what it was
+ * given (lanes_sync, lanes_stop). */
+struct lane_result {
+	int err;		/* the output's error, or 0 */
+	off_t err_at;		/* ... at that offset of the stream */
+	int fell_back;		/* it refused splice(2): write(2) now */
+	int proven;		/* zero-copy reached it */
+};
+
+struct lanes;
+size_t lanes_plan(size_t ncopy, size_t nfiles, size_t *workers);
+struct lanes *lanes_start(const struct lane_out *outs, size_t n,
+    size_t workers);
+struct end *lanes_end(struct lanes *c, size_t k);
+int lanes_wait_room(struct lanes *c, size_t k, size_t bytes);
+void lanes_posted(struct lanes *c, size_t k, size_t n);
+void lanes_sync(struct lanes *c);
+void lanes_result(struct lanes *c, size_t k, struct lane_result *r);
+int lanes_fatal(struct lanes *c, int err);
+int lanes_signal_due(struct lanes *c);
+void lanes_stop(struct lanes *c);
+
+/*
+ * What an output is.  The transitions, and only they, are those of
+ * outputs.c's table; set_state makes every one of them.
+ */
+enum out_st {
+	OUT_GONE,	/* not served: no descriptor, or its failure told */
+	OUT_FAILED,	/* failed, and not told yet (report): ERR, ERR_AT */
+	OUT_WRITE,	/* written by write(2), for good */
+	OUT_ZC_NEW,	/* zero-copy, which has not reached it yet: a
+			   refusal sends it to OUT_WRITE */
+	OUT_ZC,		/* zero-copy has reached it: a refusal is an error */
+	OUT_LANE_NEW,	/* a lane's (lanes.c), from OUT_ZC_NEW */
+	OUT_LANE	/* a lane's, from OUT_ZC */
+};
+
+/*
+ * The engine's state of one output, in the private space of its struct
+ * sl_out.  GIVEN counts the stream's bytes the output (or its lane) has
+ * had: between rounds every output served has had the same, the
+ * fan-out's POS.
+ */
+struct out_state {
+	enum out_st st;
+	int err;		/* OUT_FAILED: the error */
+	size_t lane;		/* OUT_LANE_NEW, OUT_LANE: which */
+	off_t given;		/* the bytes of the stream it has had */
+	off_t err_at;		/* OUT_FAILED: where in the stream it failed */
+	long room;		/* what it can buffer, as it started (a pipe's
+				   is asked anew), 0 unbounded */
+};
+
+/*
+ * The path of the stream.  Only MODE_ZC has the chunk pipe open;
+ * MODE_RW_UNTIL moves to MODE_ZC after a read of ZC_AFTER bytes,
+ * MODE_ZC back to MODE_RW_UNTIL when the pipes are given back
+ * (give_back), and either to MODE_RW when zero-copy is refused.
+ */
+enum mode {
+	MODE_RW,		/* read/write, for good */
+	MODE_RW_UNTIL,		/* read/write until a read shows a stream */
+	MODE_ZC			/* each chunk through the chunk pipe */
+};
+
+/* The fan-out's threads (lanes.c).  LANES is set in RUNNING and DYING. */
+enum threads {
+	THREADS_OFF,		/* not allowed */
+	THREADS_READY,		/* allowed: started once the stream warrants */
+	THREADS_NONE,		/* not worth it, or not to be had, for now */
+	THREADS_RUNNING,
+	THREADS_DYING		/* a held signal is due: once they are
+				   written, it ends the process */
+};
+
+/* A fan-out.  check_fan (outputs.c) says what holds between rounds. */
+struct fan {
+	struct sl_out *outs;
+	struct end *ends;	/* what each output is */
+	size_t n;		/* outputs */
+	size_t live;		/* outputs served (OUT_WRITE and after) */
+	unsigned flags;		/* SL_FANOUT_* */
+	sl_fail_fn *fail;
+	void *ctx;
+	int stop;		/* no more rounds: FAIL asked, or DYING */
+	struct end in;
+	off_t pos;		/* the bytes every output served has had */
+	off_t in_moved;		/* bytes spliced from the input */
+	int gnu_chunks;		/* chunks of GNU_CHUNK, by read/write */
+	enum mode mode;
+	struct chunk ch;
+	enum threads threads;
+	struct lanes *lanes;
+	struct pollfd *polls;	/* wait_input's: the input, output pipes */
+};
+
+/* outputs.c: what each output is; its failures told in GNU's order. */
+struct out_state *st(struct fan *f, size_t i);
+int served(enum out_st s);
+int zerocopy(enum out_st s);
+int in_lane(enum out_st s);
+void set_state(struct fan *f, size_t i, enum out_st to);
+struct end *dest(struct fan *f, size_t i);
+void check_fan(struct fan *f);
+void report(struct fan *f);
+void failed(struct fan *f, size_t i, int err);
+void count(struct fan *f, size_t i, size_t n);
+void count_zc(struct fan *f, size_t i, size_t n);
+void write_out(struct fan *f, size_t i, size_t off, size_t len);
+size_t end_room(struct end *e);
+size_t chunk_limit(struct fan *f, size_t lim);
+void size_chunk_pipe(struct fan *f);
+void start_lanes(struct fan *f);
+void stop_lanes(struct fan *f);
+
+#endif

@@ -1,0 +1,423 @@
+/*
+ * The outputs of a fan-out: what each one is (enum out_st, lib/fanout.h),
+ * the moves between those states, written once (out_moves), what holds
+ * between rounds (check_fan), the telling of their failures in GNU's
+ * order whichever thread met them (report), how much each can take (the
+ * chunk's bound), and handing files to the lanes and back.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "fanout.h"
+
+#define TO(s)	(1u << (s))
+static const unsigned out_moves[] = {
+	[OUT_GONE] = 0,
+	[OUT_FAILED] = TO(OUT_GONE),
+	[OUT_WRITE] = TO(OUT_FAILED) | TO(OUT_ZC_NEW),
+	[OUT_ZC_NEW] = TO(OUT_FAILED) | TO(OUT_WRITE) | TO(OUT_ZC) |
+	    TO(OUT_LANE_NEW),
+	[OUT_ZC] = TO(OUT_FAILED) | TO(OUT_LANE),
+	/* A stopped lane says what its worker made of the output. */
+	[OUT_LANE_NEW] = TO(OUT_FAILED) | TO(OUT_WRITE) | TO(OUT_ZC_NEW) |
+	    TO(OUT_ZC),
+	[OUT_LANE] = TO(OUT_FAILED) | TO(OUT_ZC)
+};
+
+/* What sluice.h, tee(1) and doc/design.md say of the window. */
+_Static_assert(LANES_WINDOW == 3L << 19, "the window is 1.5 MiB");
+
+_Static_assert(sizeof(struct out_state) <=
+    sizeof(((struct sl_out *)0)->engine), "struct out_state fits sl_out");
+
+struct out_state *
+st(struct fan *f, size_t i)
+{
+	return (struct out_state *)(void *)f->outs[i].engine.bytes;
+}
+
+/* Return 1 if output state S is served: it gets the chunks. */
+int
+served(enum out_st s)
+{
+	return s >= OUT_WRITE;
+}
+
+/* Return 1 if S is zero-copy's: straight, or through a lane. */
+int
+zerocopy(enum out_st s)
+{
+	return s >= OUT_ZC_NEW;
+}
+
+/* Return 1 if S is a lane's. */
+int
+in_lane(enum out_st s)
+{
+	return s == OUT_LANE_NEW || s == OUT_LANE;
+}
+
+/* Move output I to state TO, a move out_moves allows. */
+void
+set_state(struct fan *f, size_t i, enum out_st to)
+{
+	struct out_state *o = st(f, i);
+
+	assert(out_moves[o->st] & TO(to));
+	if (served(o->st) && !served(to))
+		f->live--;
+	if (to == OUT_GONE)
+		f->outs[i].fd = -1;
+	o->st = to;
+}
+
+/* What output I is written into: its own descriptor, or its lane. */
+struct end *
+dest(struct fan *f, size_t i)
+{
+	return in_lane(st(f, i)->st) ? lanes_end(f->lanes, st(f, i)->lane) :
+	    &f->ends[i];
+}
+
+/*
+ * Check what holds between rounds: the outputs' states agree with LIVE,
+ * with the threads and with each other, every output served has had the
+ * same bytes, and the chunk pipe is open on the zero-copy path alone.
+ * Run before every round: the test builds, `make check`'s, abort on the
+ * first that does not hold.
+ */
+void
+check_fan(struct fan *f)
+{
+	size_t i, live = 0;
+
+	assert((f->lanes != NULL) == (f->threads == THREADS_RUNNING ||
+	    f->threads == THREADS_DYING));
+	assert((f->mode == MODE_ZC) == chunk_is_open(&f->ch));
+	assert(f->mode != MODE_ZC || f->ch.carry == 0);
+	assert(!f->gnu_chunks || (f->mode == MODE_RW &&
+	    f->threads == THREADS_OFF));
+	for (i = 0; i < f->n; i++) {
+		struct out_state *o = st(f, i);
+
+		assert(o->st != OUT_FAILED);
+		assert(o->st == OUT_GONE || f->outs[i].fd != -1);
+		assert(!in_lane(o->st) || f->lanes != NULL);
+		assert(!served(o->st) || o->given == f->pos);
+		live += served(o->st);
+	}
+	assert(live == f->live);
+}
+
+/* Return 1 if output I's failure is told before output J's: GNU's tee
+ * writes GNU_CHUNK bytes to every output in turn. */
+static int
+told_before(struct fan *f, size_t i, size_t j)
+{
+	off_t a = st(f, i)->err_at / GNU_CHUNK, b = st(f, j)->err_at / GNU_CHUNK;
+
+	return a < b || (a == b && i < j);
+}
+
+/* The failures not told yet are told never: the copy stops. */
+static void
+drop_failed(struct fan *f)
+{
+	size_t i;
+
+	f->stop = 1;
+	for (i = 0; i < f->n; i++)
+		if (st(f, i)->st == OUT_FAILED)
+			set_state(f, i, OUT_GONE);
+}
+
+/*
+ * Tell FAIL of every failure known, in GNU's order (told_before),
+ * whichever thread met it first: once the lanes have written what they
+ * were given, none can come from before the last one met here.  A
+ * failure that raised a held signal ends the telling, as it would have
+ * ended GNU's tee: the threads are THREADS_DYING, and the signal ends
+ * the process once the lanes are written (stop_lanes).  A stop FAIL
+ * asks for ends it too.
+ */
+void
+report(struct fan *f)
+{
+	size_t i, first;
+
+	if (f->lanes != NULL) {
+		lanes_sync(f->lanes);
+		for (i = 0; i < f->n; i++) {
+			struct out_state *o = st(f, i);
+			struct lane_result r;
+
+			if (!in_lane(o->st))
+				continue;
+			lanes_result(f->lanes, o->lane, &r);
+			if (r.err != 0) {
+				o->err = r.err;
+				o->err_at = r.err_at;
+				set_state(f, i, OUT_FAILED);
+			}
+		}
+	}
+	for (;;) {
+		first = f->n;
+		for (i = 0; i < f->n; i++)
+			if (st(f, i)->st == OUT_FAILED &&
+			    (first == f->n || told_before(f, i, first)))
+				first = i;
+		if (first == f->n)
+			return;
+		if (f->lanes != NULL && lanes_fatal(f->lanes, st(f, first)->err)) {
+			f->threads = THREADS_DYING;
+			drop_failed(f);
+			return;
+		}
+		set_state(f, first, OUT_GONE);
+		if (f->fail(f->ctx, first, st(f, first)->err) == -1) {
+			drop_failed(f);
+			return;
+		}
+		if (f->lanes != NULL && lanes_signal_due(f->lanes)) {
+			f->threads = THREADS_DYING;
+			drop_failed(f);
+			return;
+		}
+	}
+}
+
+/* Output I failed with ERR after the bytes it was given: tell. */
+void
+failed(struct fan *f, size_t i, int err)
+{
+	struct out_state *o = st(f, i);
+
+	o->err = err;
+	o->err_at = o->given;
+	set_state(f, i, OUT_FAILED);
+	report(f);
+}
+
+/* N more bytes went to output I, or into its lane. */
+void
+count(struct fan *f, size_t i, size_t n)
+{
+	struct out_state *o = st(f, i);
+
+	o->given += n;
+	if (in_lane(o->st))
+		lanes_posted(f->lanes, o->lane, n);
+}
+
+/* Zero-copy just gave output I N bytes: from now on a refusal from it
+ * is an error, not a reason to fall back. */
+void
+count_zc(struct fan *f, size_t i, size_t n)
+{
+	count(f, i, n);
+	if (st(f, i)->st == OUT_ZC_NEW)
+		set_state(f, i, OUT_ZC);
+}
+
+/* Write the chunk's bytes OFF..LEN, in memory, to output I. */
+void
+write_out(struct fan *f, size_t i, size_t off, size_t len)
+{
+	struct io_call c = { .op = IO_WRITE, .in = -1, .out = dest(f, i)->fd,
+	    .buf = f->ch.buf + off, .len = len - off };
+	int r = io_move_all(&c);
+
+	count(f, i, len - off - c.len);
+	if (r == -1)
+		failed(f, i, errno);
+}
+
+/*
+ * The most bytes the output described by E can buffer, once its reader
+ * has taken what came before: what one output may be given ahead of the
+ * others.  A whole pipe (the chunk pipe is sized so that a chunk's pages
+ * fit too, see size_chunk_pipe); a quarter of a socket's send buffer,
+ * whose bookkeeping also counts.  0: no bound (files, devices).
+ */
+size_t
+end_room(struct end *e)
+{
+	int sz;
+	socklen_t len = sizeof sz;
+
+	if (end_keeps_writes(e))
+		return GNU_CHUNK;
+	if (e->kind == K_PIPE)
+		return pipe_size(e);
+	if (e->kind == K_SOCKET &&
+	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
+		return sz / 4;
+	return 0;
+}
+
+/*
+ * The room of output I if it is written into a pipe (see end_room),
+ * now: the whole pipe, but a lane's half (a lane holds two chunks, see
+ * lanes.c); 0 if it is no pipe.
+ */
+static long
+pipe_room(struct fan *f, size_t i)
+{
+	struct end *e = dest(f, i);
+
+	if (e->kind != K_PIPE || end_keeps_writes(e))
+		return 0;
+	return in_lane(st(f, i)->st) ? pipe_size(e) / 2 : pipe_size(e);
+}
+
+/* The longest chunk for this round, LIM at most: within every output's
+ * room. */
+size_t
+chunk_limit(struct fan *f, size_t lim)
+{
+	size_t i, room;
+
+	if (f->gnu_chunks && lim > GNU_CHUNK)
+		lim = GNU_CHUNK;
+	for (i = 0; i < f->n; i++) {
+		if (!served(st(f, i)->st))
+			continue;
+		if ((room = pipe_room(f, i)) == 0)
+			room = st(f, i)->room;
+		if (room > 0 && room < lim)
+			lim = room;
+	}
+	/* Never 0: a chunk of one byte still moves. */
+	return lim > 0 ? lim : 1;
+}
+
+/*
+ * Size the chunk pipe, while it is empty: as big as its traffic
+ * warrants, and no bigger than any output pipe, so that a chunk has no
+ * more pages than an output pipe has slots, however partly filled its
+ * pages are: it fits into any output pipe whose reader took what came
+ * before.  Where the output pipes are bigger than the traffic warrants,
+ * as big as the smallest of them, up to CHUNK_MAX: a reader that grew
+ * its pipe is given chunks of its size.  With lanes, no bigger than a
+ * chunk needs either (a socket's chunks are small): a lane counts each
+ * chunk at the chunk pipe's slots.
+ */
+void
+size_chunk_pipe(struct fan *f)
+{
+	long want = f->ch.want, least = 0, room, fit;
+	size_t i, lim;
+
+	for (i = 0; i < f->n; i++)
+		if (served(st(f, i)->st) && (room = pipe_room(f, i)) > 0 &&
+		    (least == 0 || room < least))
+			least = room;
+	if (want == PIPE_MAX && least > want)
+		want = least < CHUNK_MAX ? least : CHUNK_MAX;
+	if (least > 0 && least < want)
+		want = least;
+	if (f->lanes != NULL) {
+		lim = chunk_limit(f, want);
+		for (fit = BUF_MIN; fit < want && (size_t)fit < lim; fit *= 2)
+			;
+		want = fit < want ? fit : want;
+	}
+	chunk_resize(&f->ch, want);
+}
+
+/* Return 1 if output I needs a copy of every byte (into a file's page
+ * cache, a socket's buffers) that a lane can make on another CPU. */
+static int
+needs_copy(struct fan *f, size_t i)
+{
+	return (st(f, i)->st == OUT_ZC_NEW || st(f, i)->st == OUT_ZC) &&
+	    (f->ends[i].kind == K_FILE || f->ends[i].kind == K_SOCKET);
+}
+
+/*
+ * Return 1 if output I needs a copy and may have a lane: a regular file,
+ * which takes its bytes whoever reads it.  A socket's copy stays on this
+ * thread, where the chunk is no more than its buffer holds: a worker
+ * blocked on a socket whose reader waits for another output would keep
+ * the other lanes it serves waiting too, and a stalled socket would
+ * keep its lane.
+ */
+static int
+takes_lane(struct fan *f, size_t i)
+{
+	return needs_copy(f, i) && f->ends[i].kind == K_FILE;
+}
+
+/*
+ * The stream has shown itself worth a big chunk pipe: worth threads
+ * too, if they are allowed and the outputs that copy warrant them
+ * (lanes_plan).  Their lanes take the place of the first files; if the
+ * lanes cannot be had, nothing was moved yet, and the copies stay on
+ * this thread.
+ */
+void
+start_lanes(struct fan *f)
+{
+	size_t i, k = 0, ncopy = 0, nfiles = 0, nlanes, workers;
+	struct lane_out *outs;
+
+	if (f->threads != THREADS_READY)
+		return;
+	f->threads = THREADS_NONE;
+	for (i = 0; i < f->n; i++) {
+		ncopy += needs_copy(f, i);
+		nfiles += takes_lane(f, i);
+	}
+	if ((nlanes = lanes_plan(ncopy, nfiles, &workers)) == 0 ||
+	    (outs = malloc(nlanes * sizeof *outs)) == NULL)
+		return;
+	for (i = 0; i < f->n && k < nlanes; i++)
+		if (takes_lane(f, i))
+			outs[k++] = (struct lane_out){ .fd = f->outs[i].fd,
+			    .proven = st(f, i)->st == OUT_ZC,
+			    .at = st(f, i)->given };
+	f->lanes = lanes_start(outs, nlanes, workers);
+	free(outs);
+	if (f->lanes == NULL)
+		return;
+	f->threads = THREADS_RUNNING;
+	for (i = 0, k = 0; i < f->n && k < nlanes; i++)
+		if (takes_lane(f, i)) {
+			st(f, i)->lane = k++;
+			set_state(f, i, st(f, i)->st == OUT_ZC ? OUT_LANE :
+			    OUT_LANE_NEW);
+		}
+}
+
+/*
+ * Let the workers write what their lanes were given, tell their
+ * failures, and end them: the outputs they served are this thread's
+ * again, each in the state its worker leaves it (struct lane_result).
+ * In THREADS_DYING the held signal then ends the process.
+ */
+void
+stop_lanes(struct fan *f)
+{
+	struct lanes *c = f->lanes;
+	size_t i;
+
+	report(f);
+	for (i = 0; i < f->n; i++) {
+		struct out_state *o = st(f, i);
+		struct lane_result r;
+
+		if (!in_lane(o->st))
+			continue;
+		lanes_result(c, o->lane, &r);
+		set_state(f, i, r.fell_back ? OUT_WRITE :
+		    r.proven || o->st == OUT_LANE ? OUT_ZC : OUT_ZC_NEW);
+	}
+	f->lanes = NULL;
+	f->threads = f->threads == THREADS_RUNNING ? THREADS_READY :
+	    THREADS_OFF;
+	lanes_stop(c);
+}
