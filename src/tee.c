@@ -101,6 +101,23 @@ exits(enum mode m)
 	return m == M_EXIT || m == M_EXIT_NOPIPE;
 }
 
+/*
+ * How the engine is to copy in mode M.  Where an error stops tee, no
+ * output may have had more than GNU gives it: GNU's chunks, served in
+ * order on one thread.  In the nopipe modes an output pipe whose reader
+ * left is dropped while the input is idle, as GNU 9.2's tee does, so
+ * that tee ends once every output is such a pipe.
+ */
+static unsigned
+fanout_flags(enum mode m)
+{
+	unsigned flags = exits(m) ? SL_FANOUT_GNU_CHUNKS : SL_FANOUT_THREADS;
+
+	if (m == M_WARN_NOPIPE || m == M_EXIT_NOPIPE)
+		flags |= SL_FANOUT_PIPE_CHECK;
+	return flags;
+}
+
 /* The engine's report of a failed output: warn, and maybe stop. */
 static int
 failed(void *ctx, size_t i, int err)
@@ -182,10 +199,8 @@ main(int argc, char *argv[])
 		}
 	}
 
-	/* Where an error stops tee, no output may have had more than GNU
-	 * gives it: outputs served in order, on one thread. */
-	if ((exits(r.mode) ? sl_fanout : sl_fanout_parallel)(STDIN_FILENO,
-	    outs, nfiles + 1, failed, &r) == -1) {
+	if (sl_fanout_flags(STDIN_FILENO, outs, nfiles + 1, fanout_flags(r.mode),
+	    failed, &r) == -1) {
 		warn("%s", _("read error"));
 		r.ok = 0;
 	}
