@@ -4,6 +4,7 @@
 # broken pipes.  Expectations are GNU coreutils 9.1's.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
+. "$TEST_DIR/lib-fd.sh"
 test_require_prereq GNU
 
 test_expect_success 'setup: inputs' '
@@ -87,6 +88,47 @@ test_expect_success "broken pipe${opt:+ ($opt)}, SIGPIPE ignored: write error" '
 	test_status 1 &&
 	echo "cat: write error: $(strerror EPIPE)" >expect &&
 	test_cmp expect err
+'
+
+# O_NONBLOCK belongs to the open file, shared with whoever set it: a
+# pipe that is full or empty for now only means its other end is slow.
+# cat waits in poll(2); GNU 9.1 (and 9.11) fail with EAGAIN.  The sleeps
+# pace the other end, so that cat meets EAGAIN; the cases hold whether
+# it does or not.
+test_expect_success SLUICE "non-blocking stdout${opt:+ ($opt)}: cat waits, exact" '
+	save_status with_nonblock 1 cat $opt "$TRASH/big" 2>err |
+		{ sleep 1 && $SYS_CAT; } >out &&
+	test_status 0 &&
+	test_must_be_empty err &&
+	$GNU_CAT $opt "$TRASH/big" >expect &&
+	cmp expect out
+'
+
+test_expect_success SLUICE "non-blocking stdin${opt:+ ($opt)}: cat waits, exact" '
+	{ sleep 1 && $SYS_CAT "$TRASH/big"; } |
+		save_status with_nonblock 0 cat $opt >out 2>err &&
+	test_status 0 &&
+	test_must_be_empty err &&
+	$GNU_CAT $opt "$TRASH/big" >expect &&
+	cmp expect out
+'
+
+# GNU's failures, with a FIFO open for reading and writing as the pipe:
+# no other end ever comes, so a pipe that is empty (stdin) or that fills
+# (stdout) makes EAGAIN whatever runs when.
+test_expect_success !SLUICE "non-blocking stdout${opt:+ ($opt)}: GNU fails, EAGAIN" '
+	mkfifo fifo &&
+	test_expect_code 1 with_nonblock 1 cat $opt "$TRASH/big" 1<>fifo 2>err &&
+	echo "cat: write error: $(strerror EAGAIN)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success !SLUICE "non-blocking stdin${opt:+ ($opt)}: GNU fails, EAGAIN" '
+	mkfifo fifo &&
+	test_expect_code 1 with_nonblock 0 cat $opt <>fifo >out 2>err &&
+	echo "cat: -: $(strerror EAGAIN)" >expect &&
+	test_cmp expect err &&
+	test_must_be_empty out
 '
 
 test_expect_success "input file is output file${opt:+ ($opt)}: >>" '
