@@ -177,7 +177,7 @@ test_expect_success 'allowed: > truncates the file before cat sees it' '
 
 test_expect_success 'allowed: an input already read to its end' '
 	printf "abc\n" >f &&
-	sh -c "cat >/dev/null && cat -" <f >>f 2>err &&
+	sh -c "$SYS_CAT >/dev/null && cat -" <f >>f 2>err &&
 	test_must_be_empty err &&
 	printf "abc\n" >expect &&
 	test_cmp expect f

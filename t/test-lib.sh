@@ -47,13 +47,15 @@ export PATH BIN_DIR TEST_DIR SRC_DIR
 # in PATH, and neither a helper nor an expectation may be made with them.
 # SYS_CAT only copies bytes, as any cat does (plumbing, reading a file);
 # GNU_CAT makes the expected output of cat's options, as GNU coreutils'
-# cat does, and GNU_YES (through yes_ref) yes's stream: cases that use
-# them need the prerequisite GNU.  SQ is a single quote, for messages.
+# cat does, GNU_TEE tee's (its chunks, its records), and GNU_YES
+# (through yes_ref) yes's stream: cases that use them need the
+# prerequisite GNU.  SQ is a single quote, for messages.
 SYS_CAT=/usr/bin/cat
 GNU_CAT=/usr/bin/cat
+GNU_TEE=/usr/bin/tee
 GNU_YES=/usr/bin/yes
 SQ="'"
-export SYS_CAT GNU_CAT GNU_YES
+export SYS_CAT GNU_CAT GNU_TEE GNU_YES
 
 # The script's options, as git's test-lib takes them: --run=LIST (only
 # the cases numbered in LIST, such as 1,4-6; the others are skipped),
@@ -174,10 +176,11 @@ test_lazy_prereq MULTICALL '
 	test -x "$BIN_DIR/sluice"
 '
 
-# GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_YES), whose
-# output the expectations are.
+# GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_TEE,
+# GNU_YES), whose output the expectations are.
 test_lazy_prereq GNU '
 	$GNU_CAT --version | grep -q "GNU coreutils" &&
+	$GNU_TEE --version | grep -q "GNU coreutils" &&
 	$GNU_YES --version | grep -q "GNU coreutils"
 '
 
