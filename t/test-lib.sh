@@ -57,6 +57,24 @@ GNU_YES=/usr/bin/yes
 SQ="'"
 export SYS_CAT GNU_CAT GNU_TEE GNU_YES
 
+# sluice installed over the system's yes, tee or cat (or the commands
+# under test in /usr/bin) would be its own reference: every helper and
+# every expectation made with it, so that nothing it does wrong could
+# show.  Refuse to run.  With TEST_HOST=1 the commands under test are
+# /usr/bin's, GNU's, on purpose.
+for tl_tool in "$SYS_CAT" "$GNU_CAT" "$GNU_TEE" "$GNU_YES"; do
+	tl_cmd=${tl_tool##*/}
+	if { [ "${TEST_HOST:-}" != 1 ] &&
+	    [ "$tl_tool" -ef "$BIN_DIR/$tl_cmd" ]; } ||
+	    "$tl_tool" --version 2>/dev/null | grep -q "(sluice)"; then
+		echo "Bail out! test-lib: $tl_tool is sluice's $tl_cmd," \
+			"not GNU coreutils': the tests would check sluice" \
+			"against itself.  Run them where /usr/bin has GNU's" \
+			"yes, tee and cat."
+		exit 1
+	fi
+done
+
 # The script's options, as git's test-lib takes them: --run=LIST (only
 # the cases numbered in LIST, such as 1,4-6; the others are skipped),
 # -v (each case's output shown, passed or not), -i (stop at the first
