@@ -357,9 +357,12 @@ check-diff: bin check-diff-self
 check-diff-self:
 	t/diff/run.py --self-test
 
+# Every BUILD the rules above make: the default and PORTABLE=1, each
+# with NLS=0 too, and those of the checks.
 clean:
-	rm -rf build build-san build-portable build-static build-clang build-fuzz \
-		build-nonls build-nosse2
+	rm -rf build build-nonls build-portable build-portable-nonls \
+		build-san build-tsan build-static build-clang build-nosse2 \
+		build-fuzz
 
 .PHONY: all bin libs sluice unit check check-san check-format-portable check-tsan \
 	check-host check-multi static check-static check-clang check-nonls \
