@@ -49,6 +49,11 @@ UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
 HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/fanout.h \
 	lib/format.h lib/format-loops.h lib/sys.h
 
+# The engine starts threads (lib/lanes.c): before glibc 2.34 that takes
+# libpthread, which -pthread links (sluice.pc asks for it too, for a
+# static link); glibc 2.34 and later, and musl, have it in libc.
+THREADS = -pthread
+
 # The ABI version of libsluice.so: bump it when the API changes.
 SONAME = libsluice.so.2
 OBJCOPY = objcopy
@@ -107,19 +112,22 @@ $(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
 # The version script keeps every name but the sl_* API private.
 $(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
-		-Wl,--version-script=lib/sluice.map -o $@ $(PICOBJ)
+		-Wl,--version-script=lib/sluice.map -o $@ $(PICOBJ) $(THREADS)
 
 $(BUILD)/libsluice.so: $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
 $(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) \
+		$(BUILD)/engine.a $(THREADS)
 
 $(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) \
+		$(BUILD)/engine.a $(THREADS)
 
 $(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) \
+		$(BUILD)/engine.a $(THREADS)
 
 # The multi-call sluice: each command compiled again with its main()
 # renamed CMD_main, and src/multicall.c's main() to choose one by name.
@@ -131,7 +139,7 @@ $(BUILD)/multi/%.o: src/%.c $(HDR)
 
 $(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
-		$(BUILD)/engine.a
+		$(BUILD)/engine.a $(THREADS)
 
 # The unit tests' runner, outside $(BUILD)/unit, which holds only tests.
 $(BUILD)/tap/tap.o: t/unit/tap.c t/unit/tap.h
@@ -143,7 +151,7 @@ $(BUILD)/tap/tap.o: t/unit/tap.c t/unit/tap.h
 $(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Ilib $(CFLAGS) -Werror=unused-function $(LDFLAGS) \
-		-o $@ $< $(BUILD)/tap/tap.o $(BUILD)/engine.a
+		-o $@ $< $(BUILD)/tap/tap.o $(BUILD)/engine.a $(THREADS)
 
 unit: $(UNITBIN)
 
@@ -319,7 +327,7 @@ fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
 
 build-fuzz/%: fuzz/%.c $(LIB) $(HDR)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(FUZZFLAGS) $(CPPFLAGS) -Ilib -o $@ $< $(LIB) -lpthread
+	$(FUZZCC) $(FUZZFLAGS) $(CPPFLAGS) -Ilib -o $@ $< $(LIB) $(THREADS)
 
 check-valgrind: bin unit
 	BUILD="$(BUILD)" UNITBIN="$(UNITBIN)" TESTS="$(VALGRIND_TESTS)" \
@@ -349,9 +357,12 @@ check-diff: bin check-diff-self
 check-diff-self:
 	t/diff/run.py --self-test
 
+# Every BUILD the rules above make: the default and PORTABLE=1, each
+# with NLS=0 too, and those of the checks.
 clean:
-	rm -rf build build-san build-portable build-static build-clang build-fuzz \
-		build-nonls build-nosse2
+	rm -rf build build-nonls build-portable build-portable-nonls \
+		build-san build-tsan build-static build-clang build-nosse2 \
+		build-fuzz
 
 .PHONY: all bin libs sluice unit check check-san check-format-portable check-tsan \
 	check-host check-multi static check-static check-clang check-nonls \

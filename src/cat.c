@@ -33,6 +33,8 @@ static const struct option long_options[] = {
 /* Where the output is, for the input-is-output check. */
 struct out {
 	int isreg;	/* a regular file: the only kind the check is for */
+	int grows;	/* the options may write more bytes than they read */
+	int append;	/* O_APPEND; -1 until the check first needs to know */
 	dev_t dev;
 	ino_t ino;
 };
@@ -70,15 +72,34 @@ usage(void)
 
 /*
  * Whether input FD, whose status is ST, is the regular file OUT is and
- * still has data ahead of its offset.  GNU 9.1's rule: copying it would
- * read what cat itself writes, and under -n or -v never end.  An empty
- * file, or one read to its end, may be the output.
+ * copying it would read back what cat writes, never to end (until the
+ * disk is full).  An input with nothing ahead of its offset (an empty
+ * file, one read to its end) may always be the output (GNU 9.1).  The
+ * rest is copied onto itself, as GNU 9.7 and later copy it, where every
+ * write lands behind the reads: the output is not O_APPEND (which writes
+ * past all there is to read), its offset is not past the input's, and
+ * the options write no more than they read (none, or -s).  -n, -b, -E,
+ * -T and -v write more and would overtake the reads: refused, as GNU 9.1
+ * refuses them (GNU 9.11 copies for ever).  The output's offset counts
+ * every earlier input: the engine writes what it holds at the end of
+ * each (but for what -E holds back).  The output's flags and offset are
+ * asked for only here: an input that is not the output costs no call.
  */
 static int
-is_output(int fd, const struct stat *st, const struct out *out)
+is_output(int fd, const struct stat *st, struct out *out)
 {
-	return out->isreg && st->st_dev == out->dev &&
-	    st->st_ino == out->ino && lseek(fd, 0, SEEK_CUR) < st->st_size;
+	off_t at;
+
+	if (!out->isreg || st->st_dev != out->dev || st->st_ino != out->ino)
+		return 0;
+	if ((at = lseek(fd, 0, SEEK_CUR)) >= st->st_size)
+		return 0;
+	if (out->grows)
+		return 1;
+	/* A failed F_GETFL (-1) has every bit: taken as O_APPEND, refused. */
+	if (out->append == -1)
+		out->append = (fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND) != 0;
+	return out->append || at < lseek(STDOUT_FILENO, 0, SEEK_CUR);
 }
 
 /*
@@ -86,7 +107,7 @@ is_output(int fd, const struct stat *st, const struct out *out)
  * well, 0 after a message; exit at once when the output failed.
  */
 static int
-add(struct sl_cat *c, const char *name, const struct out *out)
+add(struct sl_cat *c, const char *name, struct out *out)
 {
 	int stdin_ = strcmp(name, "-") == 0, ok = 1, fd;
 	enum sl_side side;
@@ -186,6 +207,8 @@ main(int argc, char *argv[])
 		err(1, "%s", _("standard output"));
 	if (S_ISREG(st.st_mode)) {
 		out.isreg = 1;
+		out.grows = (flags & ~SL_CAT_SQUEEZE) != 0;
+		out.append = -1;
 		out.dev = st.st_dev;
 		out.ino = st.st_ino;
 	}

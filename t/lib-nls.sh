@@ -8,8 +8,8 @@ unset LANGUAGE
 # GNU speaks it (a catalog translates its --help).
 nls_speaks() {
 	test "$(LC_ALL=$1 locale charmap)" = UTF-8 &&
-	LC_ALL=$1 /usr/bin/cat --help | head -n 1 >l &&
-	LC_ALL=C /usr/bin/cat --help | head -n 1 >c &&
+	LC_ALL=$1 $GNU_CAT --help | head -n 1 >l &&
+	LC_ALL=C $GNU_CAT --help | head -n 1 >c &&
 	! cmp l c
 }
 

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-fd.sh"
+test_require_prereq GNU
 
 # yes_records_as_gnu KIND LINE...: the first 40 records `yes LINE...`
 # writes into KIND (see with_record_stdout) have the sizes GNU's have,
@@ -15,7 +16,7 @@
 yes_records_as_gnu() {
 	kind=$1
 	shift
-	with_record_stdout "$kind" 40 /usr/bin/yes "$@" >expect &&
+	with_record_stdout "$kind" 40 $GNU_YES "$@" >expect &&
 	with_record_stdout "$kind" 40 yes "$@" >actual &&
 	test_cmp expect actual &&
 	yes_prefix records "$@"

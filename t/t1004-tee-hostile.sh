@@ -151,7 +151,7 @@ test_expect_success PYTHON3 'a reader of two outputs in lockstep: no deadlock' '
 # offsets: what tee reads must not be what it has just written there.
 test_expect_success GNU 'an output that is the input file: as GNU' '
 	head -c 4096 "$TRASH/big" >expect.head &&
-	for t in gnu:/usr/bin/tee sut:tee; do
+	for t in gnu:$GNU_TEE sut:tee; do
 		cp "$TRASH/big" F &&
 		sh -c "{ head -c 4096 >/dev/null; ${t#*:} o.${t%%:*}; } <F 1<>F" &&
 		mv F F.${t%%:*} || exit 1

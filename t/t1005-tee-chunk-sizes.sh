@@ -103,9 +103,9 @@ done
 # A pipe in packet mode makes each write(2) packets of at most a page,
 # and a read takes one packet: into one, with a file beside it, GNU's
 # 8 KiB writes make pages; tee(2) or splice(2) would make none.
-test_both_paths PYTHON3 'packet-mode pipe stdout and files: the packets GNU writes' '
+test_both_paths PYTHON3,GNU 'packet-mode pipe stdout and files: the packets GNU writes' '
 	for f in "" "f1" "f1 f2"; do
-		with_record_stdout packet 0 /usr/bin/tee $f <"$TRASH/in" >expect &&
+		with_record_stdout packet 0 $GNU_TEE $f <"$TRASH/in" >expect &&
 		with_record_stdout packet 0 tee $f <"$TRASH/in" >actual &&
 		test_cmp expect actual &&
 		cmp "$TRASH/in" records &&

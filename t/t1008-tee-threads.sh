@@ -190,7 +190,7 @@ tee_fill_run() {
 		tee m/full f1 f2 >/dev/null 2>err
 		echo $? >status
 		wc -c <m/full >full.size &&
-		cmp -s m/full "$0" -n $(cat full.size) && echo same >full.cmp
+		cmp -s m/full "$0" -n $($SYS_CAT full.size) && echo same >full.cmp
 	' "$TRASH/in.big"
 }
 
@@ -244,7 +244,7 @@ test_expect_success PYTHON3 'SIGPIPE from a socket output, files copying' '
 '
 
 test_expect_success PYTHON3,GNU 'tee -p, a socket reader that leaves: as GNU, files complete' '
-	for t in gnu:/usr/bin/tee sut:tee; do
+	for t in gnu:$GNU_TEE sut:tee; do
 		$SYS_CAT "$TRASH/in.big" |
 		sockpeer leave 1048576 ${t#*:} -p f1 f2 2>err.${t%%:*}
 		echo $? >status.${t%%:*}

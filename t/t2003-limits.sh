@@ -2,15 +2,17 @@
 # yes and tee at the edges of their resources: too few descriptors, pipe
 # sizes refused, little address space, readers that stall or leave, and
 # signals in the middle of a transfer.  Where GNU 9.1 is the reference,
-# the same run of /usr/bin/tee or /usr/bin/yes gives the expectation.
+# the same run of GNU's tee or yes (GNU_TEE, GNU_YES) gives the
+# expectation.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 . "$TEST_DIR/lib-proc.sh"
 test_require_prereq GNU
 
 MiB=1048576
-# GNU's tee, called by the same name so that messages match.
-GNU_TEE="env PATH=/usr/bin:$PATH tee"
+# GNU's tee (test-lib's GNU_TEE) called by the name tee, as the tee
+# under test is, so that the messages match.
+tee_gnu="env PATH=$(dirname "$GNU_TEE"):$PATH tee"
 
 # tee_run_fdlimit N OUT ERR STATUS TEE ARG...: run TEE ARG... with
 # descriptors 3 to 9 closed (dash knows none above) and at most N of
@@ -37,7 +39,7 @@ for lim in 12 16 20; do
 	test_expect_success "ulimit -n $lim, 30 FILEs: as GNU, per-file messages, the rest complete" '
 		files=$(seq -f f%g 30) &&
 		mkdir gnu &&
-		(cd gnu && tee_run_fdlimit '$lim' out err status $GNU_TEE $files) &&
+		(cd gnu && tee_run_fdlimit '$lim' out err status $tee_gnu $files) &&
 		tee_run_fdlimit '$lim' out err status tee $files &&
 		test_cmp gnu/status status &&
 		test_status 1 &&
@@ -59,7 +61,7 @@ test_expect_success 'ulimit -n 12, 30 FILEs, input from a pipe: as GNU' '
 	files=$(seq -f f%g 30) &&
 	mkdir gnu &&
 	(cd gnu && $SYS_CAT "$TRASH/in" |
-	 save_status with_ulimit -n 12 $GNU_TEE $files 2>err >out) &&
+	 save_status with_ulimit -n 12 $tee_gnu $files 2>err >out) &&
 	$SYS_CAT "$TRASH/in" | save_status with_ulimit -n 12 tee $files 2>err >out &&
 	test_cmp gnu/status status &&
 	test_status 1 &&
@@ -192,7 +194,7 @@ tee_run_close() {
 for opt in "" -p --output-error=warn --output-error=warn-nopipe \
 	--output-error=exit --output-error=exit-nopipe; do
 	test_expect_success "tee${opt:+ $opt}: stdout reader leaves after 1 MiB: as GNU" '
-		tee_run_close gnu $GNU_TEE '$opt' &&
+		tee_run_close gnu $tee_gnu '$opt' &&
 		tee_run_close sl tee '$opt' &&
 		test_cmp gnu/status sl/status &&
 		test_cmp gnu/err sl/err &&
@@ -242,7 +244,7 @@ signal_mid() {
 for sig in INT TERM; do
 	for opt in "" -i; do
 		test_expect_success "tee${opt:+ $opt}: SIG$sig mid-transfer, as GNU" '
-			signal_mid '$sig' $GNU_TEE '$opt' /dev/null >expect &&
+			signal_mid '$sig' $tee_gnu '$opt' /dev/null >expect &&
 			signal_mid '$sig' tee '$opt' /dev/null >actual &&
 			test_cmp expect actual &&
 			case '$sig'/'$opt' in

@@ -132,7 +132,7 @@ print(n, fcntl.fcntl(0, 1032))
 # as GNU's tee does, however fast the stream.
 test_expect_success $Q,GNU,ZEROCOPY 'a fast stream through tee: its output pipe keeps its size, as GNU' '
 	quota_fast_pipe "tee /dev/null" >actual &&
-	quota_fast_pipe "/usr/bin/tee /dev/null" >expect &&
+	quota_fast_pipe "$GNU_TEE /dev/null" >expect &&
 	test_cmp expect actual
 '
 

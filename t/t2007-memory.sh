@@ -27,15 +27,19 @@ mem_min() {
 	echo $mm_hi
 }
 
-# mem_as_gnu GNU CMD...: CMD (ours, by name) works under the least
-# limit GNU's /usr/bin/GNU with the same operands needs, and a margin,
-# and writes what GNU's writes.
+# mem_as_gnu CMD ARG...: CMD (cat or tee: ours, by name) works under
+# the least limit GNU's (GNU_CAT, GNU_TEE) needs with the same ARGs, and
+# a margin, and writes what GNU's writes.  Needs GNU.
 mem_as_gnu() {
 	gnu=$1
 	shift
-	lim=$(mem_min "/usr/bin/$gnu" "$@") &&
-	echo "/usr/bin/$gnu $* needs $lim KiB" &&
-	/usr/bin/$gnu "$@" <"$TRASH/f" >expect &&
+	case $gnu in
+	cat)	gnu_ref=$GNU_CAT ;;
+	tee)	gnu_ref=$GNU_TEE ;;
+	esac &&
+	lim=$(mem_min "$gnu_ref" "$@") &&
+	echo "$gnu_ref $* needs $lim KiB" &&
+	$gnu_ref "$@" <"$TRASH/f" >expect &&
 	with_ulimit -v $((lim + 64)) $gnu "$@" <"$TRASH/f" >actual &&
 	cmp expect actual
 }
@@ -50,8 +54,8 @@ test_lazy_prereq UTF8 '
 # cannot run under an address-space limit at all: no case for it.
 if [ "${SLUICE_SAN:-}" != 1 ]; then
 	for loc in C C.UTF-8; do
-		p=
-		[ $loc = C ] || p=UTF8
+		p=GNU
+		[ $loc = C ] || p=UTF8,GNU
 		test_both_paths $p "LC_ALL=$loc: cat FILE into a file works where GNU 9.1 does" '
 			LC_ALL='$loc' && mem_as_gnu cat "$TRASH/f"
 		'

@@ -28,21 +28,21 @@ test_expect_success 'setup: 21 files of 2 KB, and odd sizes' '
 cat_calls() {
 	co=$1
 	shift
-	(cd "$TRASH" && /usr/bin/cat "$@") >expect &&
+	(cd "$TRASH" && $SYS_CAT "$@") >expect &&
 	if [ "$co" = file ]; then
 		(cd "$TRASH" && strace -qq -o "$OLDPWD/trace" cat "$@") >actual
 	else
 		(cd "$TRASH" && save_status strace -qq -o "$OLDPWD/trace" \
-			cat "$@" | /usr/bin/cat) >actual &&
+			cat "$@" | $SYS_CAT) >actual &&
 		mv "$TRASH/status" status &&
 		test_status 0
 	fi &&
 	cmp expect actual &&
-	/usr/bin/wc -l <trace
+	wc -l <trace
 }
 
-# cat_calls_per_file OUT CAT: the calls CAT makes for each file past
-# the first, of 20 more files of 2 KB.
+# cat_calls_per_file OUT DIR: the calls DIR's cat makes for each file
+# past the first, of 20 more files of 2 KB.
 cat_calls_per_file() {
 	one=$(PATH=$2:$PATH cat_calls $1 s1) &&
 	all=$(PATH=$2:$PATH cat_calls $1 s1 s2 s3 s4 s5 s6 s7 s8 s9 s10 s11 \
@@ -51,37 +51,38 @@ cat_calls_per_file() {
 }
 
 for out in file pipe; do
-	test_both_paths STRACE "small files into a $out: no more calls a file than GNU 9.1" '
-		gnu=$(cat_calls_per_file '$out' /usr/bin) &&
+	test_both_paths STRACE,GNU "small files into a $out: no more calls a file than GNU 9.1" '
+		gnu=$(cat_calls_per_file '$out' "$(dirname "$GNU_CAT")") &&
 		ours=$(cat_calls_per_file '$out' "$BIN_DIR") &&
 		echo "calls a file: GNU 9.1 $gnu, cat $ours" &&
 		test "$ours" -le "$gnu"
 	'
 done
 
-# cat_like_gnu FILE...: cat FILE... into a file and into a pipe gives
-# what GNU's does, status 0.
-cat_like_gnu() {
-	/usr/bin/cat "$@" >expect &&
+# cat_every_byte FILE...: cat FILE... into a file and into a pipe gives
+# what the system's cat does (every byte of the files, which any cat
+# gives), status 0.
+cat_every_byte() {
+	$SYS_CAT "$@" >expect &&
 	cat "$@" >actual &&
 	cmp expect actual &&
-	save_status cat "$@" | /usr/bin/cat >actual &&
+	save_status cat "$@" | $SYS_CAT >actual &&
 	test_status 0 &&
 	cmp expect actual
 }
 
 test_both_paths 'files empty, of 1 byte, of a full buffer and one more: every byte' '
 	cd "$TRASH" &&
-	cat_like_gnu empty one empty full full1 one mid big s1 empty &&
-	cat_like_gnu full full full1 full1 empty
+	cat_every_byte empty one empty full full1 one mid big s1 empty &&
+	cat_every_byte full full full1 full1 empty
 '
 
 # /sys files say 4096 bytes and hold fewer; /proc files say 0.
 test_both_paths '/proc and /sys files between small ones: every byte' '
 	cd "$TRASH" &&
-	cat_like_gnu s1 /proc/version s2 /proc/version &&
+	cat_every_byte s1 /proc/version s2 /proc/version &&
 	if [ -r /sys/devices/system/cpu/online ]; then
-		cat_like_gnu s1 /sys/devices/system/cpu/online s2 \
+		cat_every_byte s1 /sys/devices/system/cpu/online s2 \
 			/sys/devices/system/cpu/online
 	fi
 '
@@ -91,14 +92,14 @@ test_both_paths '/proc and /sys files between small ones: every byte' '
 test_both_paths 'stdin a file at an offset, between small files: the rest of it' '
 	cd "$TRASH" &&
 	{ dd bs=100 count=1 of=/dev/null 2>/dev/null &&
-		/usr/bin/cat s1 - s2; } <full1 >expect &&
+		$SYS_CAT s1 - s2; } <full1 >expect &&
 	{ dd bs=100 count=1 of=/dev/null 2>/dev/null &&
 		cat s1 - s2; } <full1 >actual &&
 	cmp expect actual &&
 	{ dd bs=100 count=1 of=/dev/null 2>/dev/null &&
 		cat s1 - s2 -; } <s3 >actual &&
 	{ dd bs=100 count=1 of=/dev/null 2>/dev/null &&
-		/usr/bin/cat s1 - s2 -; } <s3 >expect &&
+		$SYS_CAT s1 - s2 -; } <s3 >expect &&
 	cmp expect actual
 '
 

@@ -8,6 +8,7 @@
 # the same records.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
+test_require_prereq GNU
 
 test_expect_success 'setup: three inputs, text and binary' '
 	seq 1 400000 >"$TRASH/f1" &&
@@ -21,8 +22,8 @@ test_expect_success 'setup: three inputs, text and binary' '
 cat_records_as_gnu() {
 	kind=$1
 	shift
-	(cd "$TRASH" && /usr/bin/cat "$@" f1 f2 f3) >expect.bytes &&
-	(cd "$TRASH" && with_record_stdout "$kind" 0 /usr/bin/cat "$@" \
+	(cd "$TRASH" && $GNU_CAT "$@" f1 f2 f3) >expect.bytes &&
+	(cd "$TRASH" && with_record_stdout "$kind" 0 $GNU_CAT "$@" \
 		f1 f2 f3) >expect &&
 	(cd "$TRASH" && with_record_stdout "$kind" 0 cat "$@" f1 f2 f3) >actual &&
 	mv "$TRASH/records" records && mv "$TRASH/status" status &&

@@ -14,6 +14,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-proc.sh"
+test_require_prereq GNU
 
 # SMALL_TMPFS: a tmpfs can be mounted in a mount namespace of our own
 # (root, and unshare(1) and mount(8) allowed: not so in many containers).
@@ -26,8 +27,8 @@ test_expect_success 'setup: A, B and C of 40000 bytes, and all of them' '
 	data_word 40000 >"$TRASH/A" &&
 	head -c 40000 /dev/urandom >"$TRASH/B" &&
 	data_word 39999 >"$TRASH/C" &&
-	/usr/bin/cat "$TRASH/A" "$TRASH/B" "$TRASH/C" >"$TRASH/ABC" &&
-	/usr/bin/cat -n "$TRASH/A" "$TRASH/B" "$TRASH/C" >"$TRASH/ABC.n"
+	$SYS_CAT "$TRASH/A" "$TRASH/B" "$TRASH/C" >"$TRASH/ABC" &&
+	$GNU_CAT -n "$TRASH/A" "$TRASH/B" "$TRASH/C" >"$TRASH/ABC.n"
 '
 
 # cat_on_small_tmpfs SCRIPT: run the shell SCRIPT in a mount namespace of
@@ -88,7 +89,7 @@ test_expect_success SMALL_TMPFS,!SLUICE 'A B C on a full tmpfs: GNU 9.1 names th
 # Ways GNU 9.1 words as sluice does: splice from a pipe, read/write from
 # another file system, cat -n.
 test_both_paths SMALL_TMPFS 'a pipe into a full tmpfs: one write error, cat stops' '
-	cat_on_small_tmpfs "/usr/bin/cat A B C 2>/dev/null | cat >out 2>../err; echo \$? >../status" &&
+	cat_on_small_tmpfs "$SYS_CAT A B C 2>/dev/null | cat >out 2>../err; echo \$? >../status" &&
 	cat_wrote_error ENOSPC
 '
 test_both_paths SMALL_TMPFS 'files of another file system into a full tmpfs: one write error' '
@@ -125,7 +126,7 @@ test_expect_success !SLUICE 'A B C past the file size limit: GNU 9.1 names the i
 	cat_named_inputs EFBIG
 '
 test_both_paths 'a pipe past the file size limit: one write error, cat stops' '
-	/usr/bin/cat "$TRASH/ABC" 2>/dev/null | save_status cat_limited cat >out 2>err &&
+	$SYS_CAT "$TRASH/ABC" 2>/dev/null | save_status cat_limited cat >out 2>err &&
 	cat_wrote_error EFBIG
 '
 test_both_paths 'cat -n A B C past the file size limit: one write error' '

@@ -7,6 +7,7 @@
 # the same name.  t9202 has the texts that are sluice's alone.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-nls.sh"
+test_require_prereq GNU
 
 # File names quoted as the shell would take them, some by the locale:
 # é is printable only where the encoding is UTF-8.

@@ -7,6 +7,7 @@
 # name.  No glibc wording, so that the musl build runs it too.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-nls.sh"
+test_require_prereq GNU
 
 # nls_help_head FILE: the --help text in FILE up to its last paragraph,
 # which is GNU's links to its manual, or sluice's line about itself.

@@ -47,13 +47,33 @@ export PATH BIN_DIR TEST_DIR SRC_DIR
 # in PATH, and neither a helper nor an expectation may be made with them.
 # SYS_CAT only copies bytes, as any cat does (plumbing, reading a file);
 # GNU_CAT makes the expected output of cat's options, as GNU coreutils'
-# cat does, and GNU_YES (through yes_ref) yes's stream: cases that use
-# them need the prerequisite GNU.  SQ is a single quote, for messages.
+# cat does, GNU_TEE tee's (its chunks, its records), and GNU_YES
+# (through yes_ref) yes's stream: cases that use them need the
+# prerequisite GNU.  SQ is a single quote, for messages.
 SYS_CAT=/usr/bin/cat
 GNU_CAT=/usr/bin/cat
+GNU_TEE=/usr/bin/tee
 GNU_YES=/usr/bin/yes
 SQ="'"
-export SYS_CAT GNU_CAT GNU_YES
+export SYS_CAT GNU_CAT GNU_TEE GNU_YES
+
+# sluice installed over the system's yes, tee or cat (or the commands
+# under test in /usr/bin) would be its own reference: every helper and
+# every expectation made with it, so that nothing it does wrong could
+# show.  Refuse to run.  With TEST_HOST=1 the commands under test are
+# /usr/bin's, GNU's, on purpose.
+for tl_tool in "$SYS_CAT" "$GNU_CAT" "$GNU_TEE" "$GNU_YES"; do
+	tl_cmd=${tl_tool##*/}
+	if { [ "${TEST_HOST:-}" != 1 ] &&
+	    [ "$tl_tool" -ef "$BIN_DIR/$tl_cmd" ]; } ||
+	    "$tl_tool" --version 2>/dev/null | grep -q "(sluice)"; then
+		echo "Bail out! test-lib: $tl_tool is sluice's $tl_cmd," \
+			"not GNU coreutils': the tests would check sluice" \
+			"against itself.  Run them where /usr/bin has GNU's" \
+			"yes, tee and cat."
+		exit 1
+	fi
+done
 
 # The script's options, as git's test-lib takes them: --run=LIST (only
 # the cases numbered in LIST, such as 1,4-6; the others are skipped),
@@ -174,10 +194,11 @@ test_lazy_prereq MULTICALL '
 	test -x "$BIN_DIR/sluice"
 '
 
-# GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_YES), whose
-# output the expectations are.
+# GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_TEE,
+# GNU_YES), whose output the expectations are.
 test_lazy_prereq GNU '
 	$GNU_CAT --version | grep -q "GNU coreutils" &&
+	$GNU_TEE --version | grep -q "GNU coreutils" &&
 	$GNU_YES --version | grep -q "GNU coreutils"
 '
 
