@@ -538,12 +538,13 @@ chunk_pipe_carried(struct fan *f, size_t n)
 	size_chunk_pipe(f);
 }
 
-/* One round of the read/write path.  Return 1 to go on, 0 at end of
- * input, -1 with errno set if reading failed. */
+/* One round of the read/write path: a chunk, or a record (read whole,
+ * given out in chunks).  Return 1 to go on, 0 at end of input, -1 with
+ * errno set if reading failed. */
 static int
 round_rw(struct fan *f)
 {
-	size_t i, lim = chunk_limit(f, BUF_SIZE);
+	size_t i, off, k, lim = chunk_limit(f, BUF_SIZE);
 	ssize_t n;
 
 	/* Short of memory, smaller chunks (down to a page) only cost more
@@ -556,11 +557,14 @@ round_rw(struct fan *f)
 		memmove(f->buf, f->buf + f->carry_at, f->carry);
 		n = f->carry;
 		f->carry = 0;
-	} else if ((n = read_some(f->in.fd, f->buf, lim)) <= 0)
+	} else if ((n = read_input(&f->in, &f->buf, &f->bufsize, lim)) <= 0)
 		return n;
-	for (i = 0; i < f->n && !f->stop; i++)
-		if (output_ready(f, i, n))
-			write_buf(f, i, 0, n);
+	for (off = 0; off < (size_t)n && !f->stop; off += k) {
+		k = (size_t)n - off < lim ? (size_t)n - off : lim;
+		for (i = 0; i < f->n && !f->stop; i++)
+			if (output_ready(f, i, k))
+				write_buf(f, i, off, off + k);
+	}
 	/* A stream worth it: now take the chunk pipe, not before. */
 	if (f->mode == MODE_RW_UNTIL && n >= (ssize_t)ZC_AFTER) {
 		if (pipe_private(f->chunk) == -1) {
@@ -876,8 +880,10 @@ plan_paths(struct fan *f)
 {
 	size_t i, nzc = 0;
 
-	/* Aliased outputs show the chunks: GNU's, by read/write. */
-	if ((f->gnu_chunks = aliased(f)) || !zerocopy_allowed())
+	/* Aliased outputs show the chunks: GNU's, by read/write.  A record
+	 * socket is read a record whole, never spliced (see choose_path). */
+	if ((f->gnu_chunks = aliased(f)) || !zerocopy_allowed() ||
+	    f->in.records)
 		return;
 	for (i = 0; i < f->n; i++) {
 		struct end *e = &f->ends[i];
