@@ -32,7 +32,8 @@ UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_repeat.c t/unit/test_retry.c \
 	t/unit/test_xfer_copy_range.c \
 	t/unit/test_xfer_errors.c t/unit/test_xfer_nonblock.c \
-	t/unit/test_xfer_put.c t/unit/test_xfer_retarget.c \
+	t/unit/test_xfer_put.c t/unit/test_xfer_records.c \
+	t/unit/test_xfer_retarget.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c)

@@ -150,7 +150,8 @@ int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
 /*
  * sl_cat_add for an input whose fstat(2) status ST the caller has just
  * taken (cat does, to tell whether it is the output): the engine then
- * makes no call of its own to learn what IN is.
+ * makes no call of its own to learn what IN is, but a socket's
+ * getsockopt(2) for its type (a record socket is read a record whole).
  */
 int sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
     enum sl_side *side);

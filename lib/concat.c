@@ -49,7 +49,8 @@ struct sl_cat {
 	struct link link;	/* for the untransformed copy */
 	struct fmt fmt;
 	unsigned flags;
-	char *inbuf;		/* FMT_IN bytes */
+	char *inbuf;		/* INSIZE bytes: FMT_IN, or a record's */
+	size_t insize;
 	char *outbuf;		/* FMT_OUT + fmt_room(FMT_SLICE) bytes */
 	int nomem;		/* a buffer could not be had */
 	size_t pending;		/* transformed bytes in outbuf not yet written */
@@ -163,8 +164,8 @@ flush(struct sl_cat *c)
 }
 
 /*
- * Transform the LEN <= FMT_IN bytes at IN into the output, flushing
- * what fills up.  Return 0, or -1 with errno set: an output error, or
+ * Transform the LEN bytes at IN into the output, flushing what fills
+ * up.  Return 0, or -1 with errno set: an output error, or
  * C->nomem set if the output buffer could not be had.
  */
 static int
@@ -226,9 +227,12 @@ would_wait(int in)
 static int
 add_formatted(struct sl_cat *c, enum sl_side *side)
 {
-	if (c->inbuf == NULL && (c->inbuf = malloc(FMT_IN)) == NULL) {
-		*side = SL_MEMORY;
-		return -1;
+	if (c->inbuf == NULL) {
+		if ((c->inbuf = malloc(FMT_IN)) == NULL) {
+			*side = SL_MEMORY;
+			return -1;
+		}
+		c->insize = FMT_IN;
 	}
 	for (;;) {
 		ssize_t n;
@@ -238,7 +242,9 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 			*side = SL_OUTPUT;
 			return -1;
 		}
-		if ((n = read_some(c->in.fd, c->inbuf, FMT_IN)) < 0) {
+		/* FMT_IN bytes, or a record whole (read_input). */
+		if ((n = read_input(&c->in, &c->inbuf, &c->insize,
+		    FMT_IN)) < 0) {
 			*side = SL_INPUT;
 			return -1;
 		}

@@ -112,7 +112,9 @@ enum io_op {
 	IO_VMSPLICE,		/* vmsplice(2) BUF into pipe OUT */
 	IO_SPLICE,		/* splice(2) IN to OUT, one of them a pipe */
 	IO_TEE,			/* tee(2) pipe IN into pipe OUT */
-	IO_COPY_RANGE		/* copy_file_range(2) file IN to file OUT */
+	IO_COPY_RANGE,		/* copy_file_range(2) file IN to file OUT */
+	IO_PEEK			/* recv(2) IN with MSG_PEEK|MSG_TRUNC into BUF:
+				   the length of its next record */
 };
 
 struct io_call {
@@ -129,14 +131,18 @@ struct io_call {
  * retried; EAGAIN is waited out in poll(2) on the side that is not
  * ready (wait_either for two descriptors).  Return:
  *   > 0  the count, maybe short of C->len (io_move_all loops on it);
+ *        IO_PEEK's is the whole length of the record it peeked at,
+ *        maybe more than C->len (not for io_move_all);
  *   0    end of input: read(2), splice(2) or tee(2) from an input with
  *        no more to give, copy_file_range(2) at the input's end (or at
- *        a /proc or /sys file's, which report no size); or C->len 0;
+ *        a /proc or /sys file's, which report no size), IO_PEEK at an
+ *        input closed or at an empty record; or C->len 0;
  *   -1   errno set, C->waiting and C->side saying where:
  *        waiting 1: poll(2) failed waiting on side C->side (never a
  *        refusal: the call was not refused);
  *        waiting 0: the call itself failed, on the side of its one
- *        descriptor (read: SL_INPUT; write, vmsplice: SL_OUTPUT), or,
+ *        descriptor (read, peek: SL_INPUT; write, vmsplice:
+ *        SL_OUTPUT), or,
  *        for splice, tee and copy_file_range, with C->side 0: which
  *        descriptor the error is about, the caller knows (xfer.c).
  *        A write or vmsplice that takes nothing and says nothing fails
@@ -219,6 +225,8 @@ ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
 ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup);
+ssize_t read_input(const struct end *in, char **buf, size_t *size,
+    size_t want);
 int zerocopy_refused(const struct io_call *c, off_t moved);
 
 #endif

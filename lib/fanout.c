@@ -103,12 +103,13 @@ check_pipes(struct fan *f)
 		wait_input(f, -1);
 }
 
-/* One round of the read/write path.  Return 1 to go on, 0 at end of
- * input, -1 with errno set if reading failed. */
+/* One round of the read/write path: a chunk, or a record (read whole,
+ * given out in chunks).  Return 1 to go on, 0 at end of input, -1 with
+ * errno set if reading failed. */
 static int
 round_rw(struct fan *f)
 {
-	size_t i, lim = chunk_limit(f, BUF_SIZE);
+	size_t i, off, k, lim = chunk_limit(f, BUF_SIZE);
 	ssize_t n;
 
 	/* Short of memory, smaller chunks (down to a page) only cost more
@@ -125,13 +126,17 @@ round_rw(struct fan *f)
 		check_pipes(f);
 		if (f->live == 0 || f->stop)
 			return 1;
-		if ((n = read_some(f->in.fd, f->ch.buf, lim)) <= 0)
+		if ((n = read_input(&f->in, &f->ch.buf, &f->ch.bufsize,
+		    lim)) <= 0)
 			return n;
 	}
-	for (i = 0; i < f->n && !f->stop; i++)
-		if (served(st(f, i)->st))
-			write_out(f, i, 0, n);
-	f->pos += n;
+	for (off = 0; off < (size_t)n && !f->stop; off += k) {
+		k = (size_t)n - off < lim ? (size_t)n - off : lim;
+		for (i = 0; i < f->n && !f->stop; i++)
+			if (served(st(f, i)->st))
+				write_out(f, i, off, off + k);
+		f->pos += k;
+	}
 	/* A stream worth it: now take the chunk pipe, not before. */
 	if (f->mode == MODE_RW_UNTIL && n >= (ssize_t)ZC_AFTER) {
 		if (chunk_open(&f->ch) == -1) {
@@ -417,9 +422,10 @@ plan_paths(struct fan *f)
 {
 	size_t i, nzc = 0;
 
-	/* Aliased outputs show the chunks: GNU's, by read/write. */
+	/* Aliased outputs show the chunks: GNU's, by read/write.  A record
+	 * socket is read a record whole, never spliced (see choose_path). */
 	f->gnu_chunks |= aliased(f);
-	if (f->gnu_chunks || !zerocopy_allowed())
+	if (f->gnu_chunks || !zerocopy_allowed() || f->in.records)
 		return;
 	for (i = 0; i < f->n; i++) {
 		struct end *e = &f->ends[i];

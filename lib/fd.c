@@ -26,8 +26,12 @@ socket_records(int fd)
 	    type != SOCK_STREAM;
 }
 
-/* Fill in E for FD from its status ST (NULL: fstat(2) failed, K_OTHER):
- * what it is and which file, all that reading it depends on. */
+/*
+ * Fill in E for FD from its status ST (NULL: fstat(2) failed, K_OTHER):
+ * what it is and which file, all that reading it depends on.  That takes
+ * no system call but for a socket, whose type says whether it keeps
+ * records apart: a read shorter than a record loses the rest of it.
+ */
 static void
 describe(struct end *e, int fd, const struct stat *st)
 {
@@ -42,8 +46,10 @@ describe(struct end *e, int fd, const struct stat *st)
 		e->kind = K_PIPE;
 	else if (S_ISREG(st->st_mode))
 		e->kind = K_FILE;
-	else if (S_ISSOCK(st->st_mode))
+	else if (S_ISSOCK(st->st_mode)) {
 		e->kind = K_SOCKET;
+		e->records = socket_records(fd);
+	}
 }
 
 /*
@@ -62,8 +68,6 @@ end_init(struct end *e, int fd)
 		return;
 	}
 	describe(e, fd, &st);
-	if (e->kind == K_SOCKET)
-		e->records = socket_records(fd);
 	if ((fl = fcntl(fd, F_GETFL)) == -1) {
 		/* Unknown flags: O_APPEND may hide there, so no splice. */
 		e->append = 1;
@@ -75,10 +79,11 @@ end_init(struct end *e, int fd)
 }
 
 /*
- * Describe input FD, whose fstat(2) status ST the caller has: its kind
- * and identity only.  How an input is read depends on nothing more (the
- * flags and the socket type matter only for writing), so describing it
- * costs no system call: a small file costs cat no more calls than GNU's.
+ * Describe input FD, whose fstat(2) status ST the caller has: its kind,
+ * its identity and, for a socket, whether it keeps records apart.  How
+ * an input is read depends on nothing more (the flags matter only for
+ * writing), so describing it costs no system call but a socket's
+ * getsockopt(2): a small file costs cat no more calls than GNU's.
  */
 void
 end_init_input(struct end *e, int fd, const struct stat *st)

@@ -1,6 +1,7 @@
 /*
  * The one retry policy: every system call that moves bytes (read,
- * write, vmsplice, splice, tee, copy_file_range) runs in io_move, and
+ * write, vmsplice, splice, tee, copy_file_range), and the peek at a
+ * record's length (recv with MSG_PEEK), runs in io_move, and
  * nowhere else is it decided what EINTR, EAGAIN, a count of 0 or a
  * short count mean.  What to do when a zero-copy call is refused is the
  * transfer layer's (zerocopy_refused in xfer.c).
@@ -8,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -93,6 +95,9 @@ io_call_once(const struct io_call *c)
 		return sys_splice(c->in, c->out, c->len);
 	case IO_TEE:
 		return sys_tee(c->in, c->out, c->len);
+	case IO_PEEK:
+		/* MSG_TRUNC: the record's length, not what fits in BUF. */
+		return recv(c->in, c->buf, c->len, MSG_PEEK | MSG_TRUNC);
 	default:
 		return sys_copy_range(c->in, c->out, c->len);
 	}
@@ -103,7 +108,7 @@ io_call_once(const struct io_call *c)
 static int
 io_call_side(const struct io_call *c)
 {
-	if (c->op == IO_READ)
+	if (c->op == IO_READ || c->op == IO_PEEK)
 		return SL_INPUT;
 	if (c->op == IO_WRITE || c->op == IO_VMSPLICE)
 		return SL_OUTPUT;

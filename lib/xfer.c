@@ -85,9 +85,11 @@ choose_path(const struct end *in, const struct end *out)
 	/* splice and copy_file_range refuse O_APPEND outputs (EINVAL,
 	 * EBADF), a pipe's read end takes no data, and an output that keeps
 	 * writes apart must get the records the caller writes (splice and
-	 * vmsplice into a packet-mode pipe make no packets at all). */
+	 * vmsplice into a packet-mode pipe make no packets at all).  A
+	 * record socket's records are read whole: splice cuts each to what
+	 * the pipe has room for, and the kernel drops the rest. */
 	if (!zerocopy_allowed() || out->append || !out->write_end ||
-	    end_keeps_writes(out))
+	    end_keeps_writes(out) || (in != NULL && in->records))
 		return PATH_RW;
 	if (in == NULL)
 		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
@@ -187,36 +189,79 @@ blame_side(struct link *l, int err)
 }
 
 /*
- * One read(2) and the write(2)s of what it got.  Return as link_step.
- * A read of a regular file comes short only at its end: once it brought
- * what fstat(2) said the file holds, a short read is the end, and no
- * read(2) more is made to hear it say 0 (a small file costs five calls,
- * not six).  Short of that size (/sys files hold less than they say), or
- * with no size (/proc), the 0 is read.
+ * Read from input IN into *BUF, of *SIZE bytes (malloc(3)'s, *SIZE > 0):
+ * up to WANT bytes (at most *SIZE) of a stream, or the next record whole
+ * from a socket that keeps records apart (IN->records), whatever WANT
+ * says: a read shorter than a record loses the rest of it.  recv(2) with
+ * MSG_PEEK|MSG_TRUNC tells its length first, and *BUF grows (realloc(3))
+ * to hold it; if memory does not allow, the record is cut to *SIZE
+ * bytes, as read(2) cuts it.  Return the count, 0 at the end of input
+ * (a record socket's end, or an empty record, which read(2) takes for
+ * it), or -1 with errno set: the input's error (io_move).
+ */
+ssize_t
+read_input(const struct end *in, char **buf, size_t *size, size_t want)
+{
+	char one;
+	struct io_call peek = { .op = IO_PEEK, .in = in->fd, .out = -1,
+	    .buf = &one, .len = 1 };
+	ssize_t n;
+	char *b;
+
+	if (!in->records)
+		return read_some(in->fd, *buf, want);
+	/* Where a protocol does not serve MSG_TRUNC, the peek says 1 (what
+	 * fits in ONE), and the record is read as a stream's bytes. */
+	if ((n = io_move(&peek)) == -1)
+		return -1;
+	if ((size_t)n > *size && (b = realloc(*buf, n)) != NULL) {
+		*buf = b;
+		*size = n;
+	}
+	/* The read takes the record, or the end, that the peek saw: an
+	 * empty record is gone once read, as after GNU's read. */
+	return read_some(in->fd, *buf, *size);
+}
+
+/*
+ * One read and the write(2)s of what it got, LEN bytes at most each.
+ * Return as link_step.  A read of a regular file comes short only at its
+ * end: once it brought what fstat(2) said the file holds, a short read
+ * is the end, and no read(2) more is made to hear it say 0 (a small file
+ * costs five calls, not six).  Short of that size (/sys files hold less
+ * than they say), or with no size (/proc), the 0 is read.  A record is
+ * read whole (read_input), however long, and written in pieces of LEN.
  */
 static ssize_t
 step_rw(struct link *l, size_t len)
 {
 	char small[BUF_MIN], *buf = small;
-	size_t want = sizeof small;
+	size_t want = sizeof small, off, k;
 	ssize_t n;
 
-	/* Without even a page of heap, a page of the stack, which is
-	 * there already: GNU copies under a limit that low. */
 	if (need_buf(l) == 0) {
+		want = len < l->bufsize ? len : l->bufsize;
+		n = read_input(l->in, &l->buf, &l->bufsize, want);
 		buf = l->buf;
-		want = l->bufsize;
+	} else {
+		/* Without even a page of heap, a page of the stack, which
+		 * is there already: GNU copies under a limit that low (and
+		 * a record is cut to it, as GNU's read would cut it). */
+		if (len < want)
+			want = len;
+		n = read_some(l->in->fd, buf, want);
 	}
-	if (len < want)
-		want = len;
-	if ((n = read_some(l->in->fd, buf, want)) < 0)
+	if (n < 0)
 		return fail_side(l, SL_INPUT);
 	if (n == 0)
 		return 0;
 	l->got += n;
 	l->ended = (size_t)n < want && l->size > 0 && l->got >= l->size;
-	if (write_all(l->out->fd, buf, n) == -1)
-		return fail_side(l, SL_OUTPUT);
+	for (off = 0; off < (size_t)n; off += k) {
+		k = (size_t)n - off < len ? (size_t)n - off : len;
+		if (write_all(l->out->fd, buf + off, k) == -1)
+			return fail_side(l, SL_OUTPUT);
+	}
 	return n;
 }
 
@@ -405,9 +450,10 @@ step_via(struct link *l, size_t len)
 }
 
 /*
- * Move up to LEN bytes from L's input to its output, by the path in use.
- * Return the count (> 0), 0 at end of input, or -1 with errno set and
- * L->side saying which side failed.
+ * Move up to LEN bytes from L's input to its output, by the path in use,
+ * or a record whole (in writes of LEN bytes at most).  Return the count
+ * (> 0), 0 at end of input, or -1 with errno set and L->side saying
+ * which side failed.
  */
 ssize_t
 link_step(struct link *l, size_t len)

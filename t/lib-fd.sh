@@ -65,6 +65,54 @@ with_socket_stdin() {
 	test_python3 -c "$SOCKET_STDIN_PY" "$@"
 }
 
+# with_record_stdin KIND SIZE CMD...: run CMD with its stdin a socket
+# that keeps records apart, KIND seqpacket or dgram (a unix socket pair
+# of that type), that carries this stdin in records of SIZE bytes (the
+# last one shorter if the input ends so), sent by a child process.  The
+# end of input is the child's close (seqpacket) or an empty datagram
+# (dgram), as read(2) takes either.  The child ends quietly when CMD
+# stops reading, and says why on stderr if a send fails otherwise (a
+# record over the socket's send buffer).  SIGPIPE at its default for CMD.
+# CMD is exec'd: a program, not a shell function.  Runs python3: for
+# cases that need PYTHON3.  RECORD_STDIN_PY holds the program, for a
+# place where a shell function cannot go (with_record_stdout's CMD):
+# "$(python3_path)" -I -S -c "$RECORD_STDIN_PY" KIND SIZE CMD...
+RECORD_STDIN_PY='
+import errno, os, signal, socket, sys
+kind, size = sys.argv[1], int(sys.argv[2])
+a, b = socket.socketpair(socket.AF_UNIX, {"seqpacket":
+    socket.SOCK_SEQPACKET, "dgram": socket.SOCK_DGRAM}[kind])
+if os.fork() == 0:
+    b.close()
+    try:
+        while True:
+            d = b""
+            while len(d) < size:
+                k = os.read(0, size - len(d))
+                if not k:
+                    break
+                d += k
+            if d:
+                a.send(d)
+            if len(d) < size:
+                break
+        if kind == "dgram":
+            a.send(b"")
+    except OSError as e:
+        if e.errno not in (errno.EPIPE, errno.ECONNREFUSED,
+                errno.ECONNRESET):
+            sys.stderr.write("with_record_stdin: %s\n" % e)
+    os._exit(0)
+a.close()
+os.dup2(b.fileno(), 0)
+b.close()
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.execvp(sys.argv[3], sys.argv[3:])
+'
+with_record_stdin() {
+	test_python3 -c "$RECORD_STDIN_PY" "$@"
+}
+
 # with_record_stdout KIND MAX CMD...: run CMD with its stdout an output
 # that keeps each write(2) apart: KIND seqpacket or dgram (a unix socket
 # pair of that type), or packet (a pipe in packet mode, O_DIRECT).  Each

@@ -319,6 +319,60 @@ test_nonblocking(const char *zc)
 	    "non-blocking input and outputs, SLUICE_ZEROCOPY=%s", zc);
 }
 
+/* A SOCK_SEQPACKET socket fed with the input by a child, in records of
+ * SIZE bytes (the last one shorter). */
+static int
+record_feeder(size_t size)
+{
+	int s[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, s) == -1)
+		bail_out("socketpair: %s", strerror(errno));
+	if (xfork() == 0) {
+		size_t off = 0;
+
+		close(s[0]);
+		while (off < datalen) {
+			size_t k = datalen - off < size ? datalen - off : size;
+
+			if (send(s[1], data + off, k, 0) != (ssize_t)k)
+				_exit(1);
+			off += k;
+		}
+		_exit(0);
+	}
+	close(s[1]);
+	return s[0];
+}
+
+/*
+ * Records longer than a chunk (an output pipe's 64 KiB) and than the
+ * buffer (BUF_SIZE), from a non-blocking SOCK_SEQPACKET input, into a
+ * pipe and a file: each record is read whole (a read shorter than a
+ * record loses its rest) and given out in chunks, never spliced.
+ */
+static void
+test_records(const char *zc)
+{
+	struct sl_out o[2];
+	struct log l = { 0 };
+	int in, r;
+
+	setenv("SLUICE_ZEROCOPY", zc, 1);
+	make_data(12 * 200000 + 1234);
+	in = record_feeder(200000);
+	xsetfl(in, O_NONBLOCK);
+	o[0].fd = sink("p0");
+	o[1].fd = file("f1", NULL, 0);
+	r = sl_fanout(in, o, 2, on_fail, &l);
+	close_outs(o, 2);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 0 && holds("p0", NULL) && holds("f1", NULL),
+	    "seqpacket records of 200000 bytes -> pipe, file: every byte, "
+	    "SLUICE_ZEROCOPY=%s", zc);
+}
+
 /*
  * A stream big enough for threads into files and /dev/null, or a socket,
  * by sl_fanout_parallel: every output gets every byte (ThreadSanitizer
@@ -428,6 +482,7 @@ each_size(const char *zc)
 	test_devfull(zc);
 	test_stop(zc);
 	test_nonblocking(zc);
+	test_records(zc);
 }
 
 TEST(zerocopy)

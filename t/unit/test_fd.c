@@ -372,9 +372,26 @@ TEST(close_pair_half)
 	close_pair(q);
 }
 
+/* Check that an input socket of TYPE (called NAME) keeps records. */
+static void
+input_records(int type, const char *name)
+{
+	struct end e;
+	struct stat st;
+	int s[2];
+
+	if (socketpair(AF_UNIX, type, 0, s) == -1 || fstat(s[0], &st) == -1)
+		bail_out("socketpair %s: %s", name, strerror(errno));
+	end_init_input(&e, s[0], &st);
+	ok(e.kind == K_SOCKET && e.records == 1 && e.write_end == 0,
+	    "end_init_input: a %s socket keeps records", name);
+	close_pair(s);
+}
+
 /* An input described from the status its caller took: the kind and the
- * file, and nothing that only writing needs, whatever the descriptor's
- * flags. */
+ * file, whether a socket keeps records apart (a read shorter than a
+ * record loses its rest), and nothing that only writing needs, whatever
+ * the descriptor's flags. */
 TEST(input_from_stat)
 {
 	struct end e;
@@ -395,9 +412,11 @@ TEST(input_from_stat)
 		bail_out("fstat: %s", strerror(errno));
 	end_init_input(&e, s[0], &st);
 	ok(e.kind == K_SOCKET && e.records == 0,
-	    "end_init_input: a socket, its type not asked");
+	    "end_init_input: a stream socket keeps no records");
 	end_init_input(&e, s[0], NULL);
 	ok(e.kind == K_OTHER && e.fd == s[0],
 	    "end_init_input: no status (fstat failed): K_OTHER");
 	close_pair(s);
+	input_records(SOCK_SEQPACKET, "SOCK_SEQPACKET");
+	input_records(SOCK_DGRAM, "SOCK_DGRAM");
 }

@@ -223,6 +223,34 @@ TEST(eagain_waits)
 	close_pair(p);
 }
 
+/*
+ * IO_PEEK on an empty non-blocking record socket: EAGAIN waited for in
+ * poll(2), then the whole length of the record (2 bytes, more than the
+ * 1 asked), which stays to be read.
+ */
+TEST(peek_waits)
+{
+	int s[2];
+	char buf[16];
+	struct io_call c = { .op = IO_PEEK, .out = -1, .buf = buf, .len = 1 };
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, s) == -1)
+		bail_out("socketpair: %s", strerror(errno));
+	xsetfl(s[0], O_NONBLOCK);
+	c.in = s[0];
+	hook_fd = s[1];
+	poll_hook = feed_hook;
+	fail_waits(0);
+	n = io_move(&c);
+	poll_hook = NULL;
+	ok(n == 2 && poll_waits == 1 && read(s[0], buf, sizeof buf) == 2 &&
+	    memcmp(buf, "xy", 2) == 0,
+	    "io_move peek: EAGAIN waited out in one poll, then the record's "
+	    "length, the record left to read");
+	close_pair(s);
+}
+
 /* A failed wait: -1, poll's errno, the side waited on, waiting 1. */
 TEST(wait_fails)
 {
