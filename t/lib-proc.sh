@@ -110,3 +110,37 @@ fifo_head_end() {
 	wait "$fifo_head_pid"
 	exec 9>&-
 }
+
+# private_pipes PID: how many pipes process PID made for itself: those
+# it holds with O_CLOEXEC (what it inherited has no O_CLOEXEC).
+private_pipes() {
+	pp_n=0
+	for pp_fd in /proc/$1/fd/*; do
+		case $(readlink "$pp_fd") in
+		pipe:*)	pp_fl=$(sed -n "s/^flags:[[:space:]]*//p" \
+				"/proc/$1/fdinfo/${pp_fd##*/}")
+			[ $((0$pp_fl & 02000000)) = 0 ] || pp_n=$((pp_n + 1)) ;;
+		esac
+	done
+	echo $pp_n
+}
+
+# threads_of PID: how many threads process PID runs.
+threads_of() {
+	ls /proc/$1/task | wc -l
+}
+
+# tee_gave_back PID: wait until tee PID holds no pipe of its own and runs
+# no thread but its first, as a stalled or idle tee must after a second
+# (tee(1)); fail after some 30 s.
+tee_gave_back() {
+	gp_i=0
+	while [ "$(private_pipes $1)" != 0 ] || [ "$(threads_of $1)" != 1 ]; do
+		[ $gp_i -lt 300 ] || {
+			ls -l /proc/$1/fd /proc/$1/task
+			return 1
+		}
+		sleep 0.1
+		gp_i=$((gp_i + 1))
+	done
+}

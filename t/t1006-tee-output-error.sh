@@ -185,4 +185,87 @@ test_expect_success '--output-error=warn: an unopenable FILE warns, goes on' '
 	test_cmp expect h
 '
 
+# Where an error stops tee, no output has had more than GNU's: tee reads
+# and writes GNU's 8 KiB at a time.  The outputs after /dev/full, and
+# those before it, hold what GNU's hold, from a pipe and from a file.
+test_expect_success DEVFULL,GNU '--output-error=exit: every output holds what GNU gives it' '
+	head -c 1048576 /dev/urandom >in &&
+	for m in exit exit-nopipe; do
+		for how in pipe file; do
+			for t in gnu:$GNU_TEE sut:tee; do
+				rm -f f1 f2 out &&
+				if [ $how = pipe ]; then
+					$SYS_CAT in | ${t#*:} --output-error=$m f1 \
+						/dev/full f2 >out 2>/dev/null
+				else
+					${t#*:} --output-error=$m f1 /dev/full f2 \
+						<in >out 2>/dev/null
+				fi
+				echo $? >status.${t%%:*} &&
+				for f in out f1 f2; do
+					test_file_size $f || exit 1
+				done >sizes.${t%%:*} || exit 1
+			done &&
+			test_cmp status.gnu status.sut &&
+			test_cmp sizes.gnu sizes.sut || exit 1
+		done || exit 1
+	done
+'
+
+# GNU 9.2's tee: in the nopipe modes, while the input has nothing to
+# read, an output pipe whose reader left is dropped, and a tee whose
+# outputs are all such pipes ends at once, status 0.  GNU 9.1 waits for
+# input, hence SLUICE.  The input is a FIFO held open here and never
+# written: a tee that waited would be ended by timeout (status 124).
+for mode in -p --output-error=warn-nopipe --output-error=exit-nopipe; do
+	test_expect_success SLUICE "tee $mode, every output a broken pipe, no input: ends at once" "
+		mkfifo fin &&
+		exec 3<>fin &&
+		test_when_finished 'exec 3>&-' &&
+		{ timeout 60 tee $mode <fin 2>err; echo \$? >status; } | true &&
+		test_status 0 &&
+		test_must_be_empty err &&
+		{ timeout 60 tee $mode /dev/fd/4 4>&1 <fin 2>err;
+		  echo \$? >status; } | true &&
+		test_status 0 &&
+		test_must_be_empty err
+	"
+done
+
+# The same once the stream has gone fast (tee's own pipes in use): both
+# readers take the first MiB and leave.
+test_expect_success SLUICE 'tee -p, two output pipes that break while the input is idle: ends at once' '
+	head -c 1048576 /dev/urandom >in &&
+	mkfifo fin P &&
+	exec 3<>fin &&
+	test_when_finished "exec 3>&-" &&
+	{ head -c 1048576 P >gotP & } &&
+	{ { timeout 60 tee -p P <fin 2>err; echo $? >status; } |
+		head -c 1048576 >got & } &&
+	$SYS_CAT in >&3 &&
+	wait &&
+	test_status 0 &&
+	test_must_be_empty err &&
+	test_cmp in got &&
+	test_cmp in gotP
+'
+
+# A file among the outputs still wants the input: tee -p goes on after
+# its stdout pipe broke, as GNU 9.2's does, and the file gets it all.
+test_expect_success '-p, stdout broken while the input is idle, a file output: the file gets it all' '
+	mkfifo fin &&
+	{ { timeout 60 tee -p f <fin 2>err; echo $? >status; } | true & } &&
+	last=$! &&
+	exec 3>fin &&
+	test_when_finished "exec 3>&-" &&
+	while kill -0 $last 2>/dev/null; do sleep 0.1; done &&
+	echo more >&3 &&
+	exec 3>&- &&
+	wait &&
+	test_status 0 &&
+	test_must_be_empty err &&
+	echo more >expect &&
+	test_cmp expect f
+'
+
 test_done

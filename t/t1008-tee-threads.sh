@@ -255,34 +255,6 @@ test_expect_success PYTHON3,GNU 'tee -p, a socket reader that leaves: as GNU, fi
 	test_cmp err.gnu err.sut
 '
 
-# private_pipes PID: how many pipes process PID made for itself: those
-# it holds with O_CLOEXEC (what it inherited has no O_CLOEXEC).
-private_pipes() {
-	pp_n=0
-	for pp_fd in /proc/$1/fd/*; do
-		case $(readlink "$pp_fd") in
-		pipe:*)	pp_fl=$(sed -n "s/^flags:[[:space:]]*//p" \
-				"/proc/$1/fdinfo/${pp_fd##*/}")
-			[ $((0$pp_fl & 02000000)) = 0 ] || pp_n=$((pp_n + 1)) ;;
-		esac
-	done
-	echo $pp_n
-}
-
-# tee_gave_pipes_back PID: wait until tee PID holds no pipe of its own,
-# as a stalled tee must after a second (tee(1)); fail after some 30 s.
-tee_gave_pipes_back() {
-	gp_i=0
-	while [ "$(private_pipes $1)" != 0 ]; do
-		[ $gp_i -lt 300 ] || {
-			ls -l /proc/$1/fd
-			return 1
-		}
-		sleep 0.1
-		gp_i=$((gp_i + 1))
-	done
-}
-
 # A socket whose reader stalls, after 16 MiB, while files are outputs:
 # the files may get what tee holds for the socket, at most 1 MiB of pipe
 # (tee(1)) beyond what the socket took, and no more.  The bound is
@@ -302,7 +274,7 @@ test_expect_success PYTHON3 'a stalled socket output: the files run ahead by the
 	sndbuf=$(sysctl -n net.core.wmem_default) &&
 	test "$size" -le $((16777216 + sndbuf * 2 + 1048576 + 524288)) &&
 	test "$size" -lt $BIG &&
-	tee_gave_pipes_back "$($SYS_CAT pid)" &&
+	tee_gave_back "$($SYS_CAT pid)" &&
 	: >go &&
 	wait &&
 	test_status 0 &&

@@ -1,0 +1,205 @@
+#!/bin/sh
+# tee's threads at their edges: a file that refused splice(2) on its
+# worker stays on write(2) after a stall gave the lanes back; failures
+# on several threads are told in GNU's order, and before a held signal
+# ends tee; a tee whose input goes quiet gives back the pipes and
+# threads it grew, and takes them again when the stream is fast.  GNU's
+# tee is the reference: every case but those marked SLUICE runs against
+# it too.
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-proc.sh"
+
+BIG=41943040
+
+# SMP: this process may run on two CPUs or more, where threads start.
+test_lazy_prereq SMP '[ "$(nproc)" -ge 2 ]'
+
+# SMALL_TMPFS: a tmpfs can be mounted in a mount namespace of our own.
+test_lazy_prereq SMALL_TMPFS '
+	mkdir m &&
+	unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs m"
+'
+
+test_expect_success 'setup: 40 MiB of random bytes' '
+	head -c $BIG /dev/urandom >"$TRASH/in" &&
+	test "$(test_file_size "$TRASH/in")" = $BIG
+'
+
+# The reader of the FIFO P takes 8 MiB, stops for two seconds (tee gives
+# its lanes back after one), then reads the rest; F refuses splice(2)
+# (EINVAL, as a file system without splice_write), G does not, and
+# standard output, O_APPEND, takes only write(2).  F gets a lane before
+# the stall and again after it: its worker falls back to write(2) the
+# first time, and F must stay there, not be taken for a file that
+# zero-copy reached.
+test_expect_success STRACE 'a file that refused splice, across a stall: every byte, no error' '
+	mkfifo P &&
+	{ { dd bs=1M count=8 iflag=fullblock 2>/dev/null; sleep 2;
+	    $SYS_CAT; } <P >got & } &&
+	$SYS_CAT "$TRASH/in" |
+	strace -f -qq --seccomp-bpf -o trace -P "$PWD/F" -e trace=splice \
+		-e inject=splice:error=EINVAL tee F G P >>out 2>err &&
+	wait &&
+	test_must_be_empty err &&
+	for f in F G got out; do
+		test_cmp "$TRASH/in" $f || exit 1
+	done
+'
+
+# tee_in_tmpfs SIZES CMD...: in a mount namespace of its own, with a
+# tmpfs of each size in SIZES (a list, "8m 8196k") mounted on m1, m2 ...,
+# run CMD; its status goes to the file status.
+tee_in_tmpfs() {
+	tt_sizes=$1
+	shift
+	mkdir -p m1 m2 m3 &&
+	unshare -m sh -c '
+		i=1
+		for s in $0; do
+			mount -t tmpfs -o size=$s tmpfs m$i || exit 125
+			i=$((i + 1))
+		done
+		"$@"
+		echo $? >status
+	' "$tt_sizes" "$@"
+}
+
+# same_messages: err.gnu and err.sut hold the same messages, each
+# program named tee, however it was called.
+same_messages() {
+	sed "s|^[^:]*tee: |tee: |" err.gnu >expect &&
+	test_cmp expect err.sut
+}
+
+# Two files fill their file systems 4 KiB apart, within one of GNU's
+# 8 KiB reads: GNU's tee says so in the order of the files, whichever
+# thread of ours met the failure first.  So for each mode that warns,
+# and on one file system, and past a size limit with SIGXFSZ ignored.
+for mode in "" -p --output-error=warn; do
+	test_expect_success SMALL_TMPFS "two files full 4 KiB apart: told in GNU's order${mode:+, $mode}" "
+		for t in gnu:\$GNU_TEE sut:tee; do
+			tee_in_tmpfs '8m 8196k' \${t#*:} $mode f1 m1/f2 m2/f3 \
+				<\"\$TRASH/in\" >/dev/null 2>err.\${t%%:*} &&
+			mv status status.\${t%%:*} || exit 1
+		done &&
+		test_cmp status.gnu status.sut &&
+		same_messages &&
+		test_cmp \"\$TRASH/in\" f1
+	"
+done
+
+test_expect_success SMALL_TMPFS "two files on one full file system: told in GNU's order" '
+	for t in gnu:$GNU_TEE sut:tee; do
+		tee_in_tmpfs 16m ${t#*:} f1 m1/f2 m1/f3 <"$TRASH/in" \
+			>/dev/null 2>err.${t%%:*} &&
+		mv status status.${t%%:*} || exit 1
+	done &&
+	test_cmp status.gnu status.sut &&
+	same_messages
+'
+
+test_expect_success "three files past the size limit, SIGXFSZ ignored: told in GNU's order" '
+	for t in gnu:$GNU_TEE sut:tee; do
+		env --ignore-signal=XFSZ prlimit --fsize=20000000 ${t#*:} \
+			f1 f2 f3 <"$TRASH/in" >/dev/null 2>err.${t%%:*}
+		echo $? >status.${t%%:*}
+		for f in f1 f2 f3; do
+			test "$(test_file_size $f)" = 20000000 || exit 1
+		done
+	done &&
+	test_cmp status.gnu status.sut &&
+	same_messages
+'
+
+# The file on a 16 MiB tmpfs fills up on its thread; the reader of
+# standard output, a little past 16 MiB, waits for that file to be full
+# and leaves: SIGPIPE ends tee, as GNU's, but not before tee has told of
+# the full file, as GNU's did when it got there.  Whether tee's own
+# thread had heard of the failure before the SIGPIPE is timing: three
+# runs.
+test_expect_success SMALL_TMPFS,PYTHON3 'a file full on its thread, then SIGPIPE: told before tee dies' '
+	$SYS_CAT >leave.py <<-\EOF &&
+	import os, sys
+	left = (16 << 20) + (64 << 10)
+	while left > 0:
+	    b = os.read(0, min(left, 1 << 20))
+	    if not b:
+	        sys.exit("the input ended early")
+	    left -= len(b)
+	for _ in range(600):
+	    if os.stat("m1/F").st_size >= 16 << 20:
+	        sys.exit(0)
+	    os.system("sleep 0.1")
+	sys.exit("m1/F never filled up")
+	EOF
+	echo "tee: m1/F: $(strerror ENOSPC)" >expect &&
+	for run in 1 2 3; do
+		tee_in_tmpfs 16m sh -c "
+			{ \"\$0\" m1/F G <\"\$1\" 2>err; echo \$? >tee.status; } |
+			\"\$2\" -I -S leave.py" tee "$TRASH/in" "$(python3_path)" &&
+		test_status 0 &&
+		test_cmp expect err &&
+		test "$($SYS_CAT tee.status)" = "$(sigpipe_code)" &&
+		test_is_prefix G "$TRASH/in" &&
+		test "$(test_file_size G)" -ge $(((16 << 20) + (64 << 10))) ||
+		exit 1
+	done
+'
+
+# idle.py PID FIFO IN: write IN's first 32 MiB into FIFO, which tee PID
+# reads, wait until tee holds no pipe of its own and runs one thread
+# (fail after 30 s), then write the rest, noting in the file "again" the
+# most private pipes and threads tee had while it came.
+test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads, then takes them again' '
+	$SYS_CAT >idle.py <<-\EOF &&
+	import os, sys, time
+	pid, fifo, src = sys.argv[1], sys.argv[2], sys.argv[3]
+	def private_pipes():
+	    n = 0
+	    for fd in os.listdir("/proc/%s/fd" % pid):
+	        try:
+	            if not os.readlink("/proc/%s/fd/%s" % (pid, fd)).startswith("pipe:"):
+	                continue
+	            with open("/proc/%s/fdinfo/%s" % (pid, fd)) as i:
+	                fl = [l for l in i if l.startswith("flags:")][0]
+	        except OSError:
+	            continue
+	        n += (int(fl.split()[1], 8) & os.O_CLOEXEC) != 0
+	    return n
+	def threads():
+	    return len(os.listdir("/proc/%s/task" % pid))
+	data = open(src, "rb").read()
+	out = os.open(fifo, os.O_WRONLY)
+	def write(b):
+	    while b:
+	        b = b[os.write(out, b):]
+	write(data[:32 << 20])
+	for _ in range(300):
+	    if private_pipes() == 0 and threads() == 1:
+	        break
+	    time.sleep(0.1)
+	else:
+	    sys.exit("tee %s held on to what it grew" % pid)
+	most = [0, 0]
+	for off in range(32 << 20, len(data), 1 << 20):
+	    write(data[off:off + (1 << 20)])
+	    most = [max(most[0], private_pipes()), max(most[1], threads())]
+	open("again", "w").write("pipes %d threads %d\n" % tuple(most))
+	EOF
+	mkfifo fin &&
+	{ tee f1 f2 f3 <fin >out & } &&
+	test_python3 idle.py $! fin "$TRASH/in" &&
+	wait $! &&
+	for f in f1 f2 f3 out; do
+		test_cmp "$TRASH/in" $f || exit 1
+	done &&
+	$SYS_CAT again &&
+	if test_have_prereq SLUICE,ZEROCOPY; then
+		grep "^pipes [1-9]" again
+	fi &&
+	if test_have_prereq SLUICE,ZEROCOPY,SMP; then
+		! grep " threads 1\$" again
+	fi
+'
+
+test_done
