@@ -346,6 +346,12 @@ lint:
 soak: bin
 	BUILD=$(BUILD) SOAK_GIB=$(SOAK_GIB) t/soak.sh
 
+# GNU coreutils' own tests of cat, tee and yes (t/README), from the newest
+# coreutils source the machine's Debian archive serves: with GNU's binaries,
+# then with those of SLUICE_BIN or $(BUILD) in their place.
+check-gnu: bin
+	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) scripts/check-gnu
+
 # The differential scenario test against GNU (t/README): its self-test,
 # then DIFF_SECONDS of random scenarios from DIFF_SEED (when empty, a new
 # seed each run, printed) with the commands in SLUICE_BIN or $(BUILD).
@@ -369,4 +375,4 @@ clean:
 	check-host check-multi static check-static check-clang check-nonls \
 	check-deb bench bench-bin install install-bin install-bin-multi \
 	install-lib uninstall check-install check-example fuzz check-valgrind \
-	lint soak check-diff check-diff-self clean
+	lint soak check-gnu check-diff check-diff-self clean
