@@ -1,5 +1,6 @@
 /* Unit tests of sl_fanout: every output gets every byte, in order. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -444,6 +446,229 @@ TEST(parallel_failure)
 	    stat("f1", &st) == 0 && st.st_size == 70 << 20,
 	    "parallel: a file fails on its lane, reported once on the "
 	    "caller's thread, the other file exact");
+}
+
+/*
+ * A caller's signal mask is its own: a callback that blocks SIGUSR2 while
+ * the threads run (a file on a lane fails under RLIMIT_FSIZE, SIGXFSZ
+ * ignored) finds it still blocked afterwards, and SIGPIPE, which the
+ * engine held while the threads ran, is unblocked again.
+ */
+static int
+on_fail_block(void *ctx, size_t i, int err)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	return on_fail(ctx, i, err);
+}
+
+TEST(parallel_mask)
+{
+	struct rlimit old, lim;
+	struct sl_out o[3];
+	struct log l = { 0 };
+	sigset_t now, none;
+	int in, r;
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(64 << 20);
+	in = feeder(65536);
+	o[0].fd = xopen("/dev/null", O_WRONLY);
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	/* The soft limit only: the hard one could not be raised again. */
+	if (getrlimit(RLIMIT_FSIZE, &old) == -1 ||
+	    (lim = old, lim.rlim_cur = 40 << 20,
+	    setrlimit(RLIMIT_FSIZE, &lim) == -1))
+		bail_out("a size limit: %s", strerror(errno));
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	r = sl_fanout_parallel(in, o, 3, on_fail_block, &l);
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	close_outs(o, 3);
+	close(in);
+	reap();
+	ok(r == 0 && l.calls == 2 && sigismember(&now, SIGUSR2) == 1 &&
+	    sigismember(&now, SIGPIPE) == 0 && sigismember(&now, SIGXFSZ) == 0,
+	    "parallel: the mask a callback set stays, the held signals go");
+}
+
+static volatile sig_atomic_t handled, elsewhere;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	handled++;
+	if (!pthread_equal(pthread_self(), main_thread))
+		elsewhere = 1;
+}
+
+/*
+ * Signals sent to the process while threads start, run and stop are
+ * handled on the caller's thread only (a worker is born with every
+ * signal blocked), and their EINTRs cost no byte.
+ */
+TEST(parallel_handlers)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sl_out o[4];
+	struct log l = { 0 };
+	pid_t pinger, me = getpid();
+	int in, r;
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(64 << 20);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	handled = elsewhere = 0;
+	if ((pinger = xfork()) == 0) {
+		while (kill(me, SIGUSR1) == 0)
+			usleep(200);
+		_exit(0);
+	}
+	in = feeder(65536);
+	o[0].fd = xopen("/dev/null", O_WRONLY);
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	o[3].fd = file("f3", NULL, 0);
+	r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+	kill(pinger, SIGKILL);
+	waitpid(pinger, NULL, 0);
+	close_outs(o, 4);
+	close(in);
+	reap();
+	signal(SIGUSR1, SIG_DFL);
+	ok(r == 0 && l.calls == 0 && handled > 0 && !elsewhere &&
+	    holds("f1", NULL) && holds("f2", NULL) && holds("f3", NULL),
+	    "parallel: %d signals, all handled on the caller's thread, "
+	    "every byte", (int)handled);
+}
+
+/* Return how many pipes process PID made for itself (O_CLOEXEC), and
+ * how many threads it runs, in *THREADS. */
+static int
+own_pipes(pid_t pid, int *threads)
+{
+	char path[64], link[64], line[128];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	*threads = 0;
+	if ((dir = opendir(path)) != NULL) {
+		while ((d = readdir(dir)) != NULL)
+			*threads += d->d_name[0] != '.';
+		closedir(dir);
+	}
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL) {
+		char fdpath[300];
+		ssize_t k;
+		FILE *info;
+
+		snprintf(fdpath, sizeof fdpath, "/proc/%d/fd/%s", (int)pid,
+		    d->d_name);
+		if ((k = readlink(fdpath, link, sizeof link - 1)) <= 0)
+			continue;
+		link[k] = '\0';
+		if (strncmp(link, "pipe:", 5) != 0)
+			continue;
+		snprintf(fdpath, sizeof fdpath, "/proc/%d/fdinfo/%s",
+		    (int)pid, d->d_name);
+		if ((info = fopen(fdpath, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof line, info) != NULL)
+			if (strncmp(line, "flags:", 6) == 0 &&
+			    (strtol(line + 6, NULL, 8) & O_CLOEXEC))
+				n++;
+		fclose(info);
+	}
+	closedir(dir);
+	return n;
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A reader that stalls while a timer interrupts every wait (SIGALRM each
+ * 10 ms, a handler without SA_RESTART): the engine still sees the stall
+ * and gives its pipes and threads back.  The reader takes 8 MiB, waits
+ * until the fan-out's process holds no pipe of its own and runs no
+ * thread beyond those it ran before (30 s at most), then reads the
+ * rest.
+ */
+TEST(stall_interrupted)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval tick = { { 0, 10000 }, { 0, 10000 } }, off = { 0 };
+	struct sl_out o[3];
+	struct log l = { 0 };
+	pid_t reader, me = getpid();
+	int in, p[2], status, r, before;
+
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(32 << 20);
+	in = feeder(65536);
+	xpipe(p);
+	/* The threads the process runs already (a sanitizer's own). */
+	own_pipes(me, &before);
+	if ((reader = xfork()) == 0) {
+		static char buf[1 << 16];
+		int fd = open("p0", O_WRONLY | O_CREAT | O_TRUNC, 0600), t, i;
+		size_t got = 0;
+		ssize_t n;
+
+		close(p[1]);
+		while (got < (8u << 20) && (n = read(p[0], buf, sizeof buf)) > 0)
+			if (write_all(fd, buf, n) == 0)
+				got += n;
+		for (i = 0; i < 300 && (own_pipes(me, &t) != 0 || t != before);
+		    i++)
+			usleep(100000);
+		if (i == 300)
+			_exit(3);
+		while ((n = read(p[0], buf, sizeof buf)) > 0)
+			if (write_all(fd, buf, n) == -1)
+				_exit(1);
+		_exit(n == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	o[0].fd = p[1];
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &tick, NULL);
+	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	close_outs(o, 3);
+	close(in);
+	waitpid(reader, &status, 0);
+	reap();
+	ok(r == 0 && l.calls == 0 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 && holds("p0", NULL) &&
+	    holds("f1", NULL) && holds("f2", NULL),
+	    "a stall seen through a signal every 10 ms: the pipes and "
+	    "threads given back (reader status %d), every byte",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* Every case works in the scratch directory DIR, removed at the end. */
