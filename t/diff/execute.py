@@ -6,9 +6,12 @@ One process, no threads: the feeder of stdin and the readers of the
 outputs are served by one poll loop, so fork() is safe.  Every run ends
 by its deadline: a program still running then is killed and its result
 is a hang.
+
+A scenario's tmpfs of a given size is mounted where the test has a mount
+namespace of its own (private_mounts); elsewhere it is a plain directory.
 """
 
-import errno
+import ctypes
 import fcntl
 import os
 import random
@@ -21,6 +24,7 @@ import time
 import data
 
 PIPE_DEFAULT = 65536
+MOUNTS = False		# whether materialise mounts the tmpfs of a scenario
 
 
 class Result:
@@ -30,6 +34,8 @@ class Result:
 		self.streams = {}	# reader name -> bytes it got
 		self.files = {}		# path in the directory -> bytes
 		self.stdin_pipe_size = None
+		self.threads = 1	# the most threads the program was seen to run
+		self.seconds = 0.0	# how long it ran
 
 	def __repr__(self):
 		return 'status=%s stderr=%r' % (self.status, self.stderr[:400])
@@ -43,6 +49,10 @@ def materialise(s, d):
 			os.mkdir(p)
 		elif kind == 'fifo':
 			os.mkfifo(p)
+		elif kind == 'tmpfs':
+			os.mkdir(p)
+			if MOUNTS:
+				_mount(p, spec['size'])
 		else:
 			_write(p, data.make(spec) if spec else b'')
 	i = s['stdin']
@@ -55,6 +65,41 @@ def materialise(s, d):
 		_write(os.path.join(d, 'out'), b'')
 	elif o['kind'] == 'append':
 		_write(os.path.join(d, 'out'), data.make(o['prefill']))
+
+
+def private_mounts():
+	"""Move this process to a mount namespace of its own, whose mounts
+	nobody else sees, and make MOUNTS true; return whether that worked
+	(it needs root)."""
+	global MOUNTS
+	libc = ctypes.CDLL(None, use_errno=True)
+	CLONE_NEWNS, MS_REC, MS_PRIVATE = 0x20000, 0x4000, 0x40000
+	if os.geteuid() != 0 or libc.unshare(CLONE_NEWNS) != 0:
+		return False
+	# Mounts made from now on must not propagate back to the parent
+	# namespace, whatever the system's default propagation is.
+	if libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None) != 0:
+		return False
+	MOUNTS = True
+	return True
+
+
+def _mount(path, size):
+	"""A tmpfs of SIZE bytes on PATH."""
+	libc = ctypes.CDLL(None, use_errno=True)
+	if libc.mount(b'tmpfs', os.fsencode(path), b'tmpfs', 0, b'size=%d' % size) != 0:
+		e = ctypes.get_errno()
+		raise OSError(e, 'mount tmpfs: ' + os.strerror(e), path)
+
+
+def unmount(s, d):
+	"""Undo materialise's mounts of scenario S in directory D."""
+	if not MOUNTS:
+		return
+	libc = ctypes.CDLL(None, use_errno=True)
+	for name, kind, _ in s['files']:
+		if kind == 'tmpfs':
+			libc.umount2(os.fsencode(os.path.join(d, name)), 2)	# MNT_DETACH
 
 
 def _write(path, b):
@@ -72,12 +117,19 @@ class _Reader:
 		self.bufsize = plan.get('bufsize', 1 << 20)
 		self.rng = random.Random('drain:%s' % plan.get('drain_seed', 0))
 		self.wake = 0.0
+		# drain 'paced': reads of READ bytes, a pause of SECONDS once
+		# OFFSET bytes were read, for each [OFFSET, SECONDS] of PAUSES;
+		# closed after K bytes if K.
+		self.read = plan.get('read', 1 << 20)
+		self.pauses = [list(x) for x in plan.get('pauses', [])]
 		os.set_blocking(fd, False)
 
 	def step(self, now):
 		"""One read if due; False once this reader is done."""
 		if now < self.wake:
 			return True
+		if self.drain == 'paced':
+			return self._paced(now)
 		n = self.bufsize if self.record else {'all': 1 << 20,
 			'random': self.rng.randint(1, 70000), 'slow': 4096,
 			'close': 1 << 20}[self.drain]
@@ -104,14 +156,47 @@ class _Reader:
 			return self.close()
 		return True
 
+	def _paced(self, now):
+		n = self.read
+		if self.pauses:
+			at, seconds = self.pauses[0]
+			if len(self.got) >= at:
+				self.pauses.pop(0)
+				self.wake = now + seconds
+				return True
+			n = min(n, at - len(self.got))
+		if self.k:
+			if len(self.got) >= self.k:
+				return self.close()
+			n = min(n, self.k - len(self.got))
+		try:
+			b = os.read(self.fd, n)
+		except BlockingIOError:
+			return True
+		except ConnectionResetError:
+			b = b''
+		if not b:
+			return self.close()
+		self.got += b
+		if self.k and len(self.got) >= self.k:
+			return self.close()
+		return True
+
+	def _limit(self):
+		"""How many bytes this reader takes at most, or None."""
+		if self.drain == 'close' or (self.drain == 'paced' and self.k):
+			return self.k
+		return None
+
 	def finish(self):
 		"""The program has ended: take what is left, unless closed."""
 		if self.fd is None:
 			return
-		while self.drain != 'close' or len(self.got) < self.k:
+		limit = self._limit()
+		while limit is None or len(self.got) < limit:
 			n = self.bufsize if self.record else 1 << 20
-			if self.drain == 'close' and not self.record:
-				n = self.k - len(self.got)
+			if limit is not None and not self.record:
+				n = limit - len(self.got)
 			try:
 				b = os.read(self.fd, n)
 			except BlockingIOError:
@@ -144,6 +229,7 @@ class _Feeder:
 		self.pauses = sorted(self.rng.randint(0, n) for _ in range(spec['pauses']))
 		self.wake = 0.0
 		self.pipe_size = None
+		self.chunks = spec.get('chunks')	# the sizes of its writes, if given
 		os.set_blocking(fd, False)
 
 	def step(self, now):
@@ -155,7 +241,10 @@ class _Feeder:
 			return True
 		if self.pos >= len(self.data):
 			return self.close()
-		n = self.rng.choice([1, 100, 4096, 65536, self.rng.randint(1, 300000)])
+		if self.chunks:
+			n = self.rng.choice(self.chunks)
+		else:
+			n = self.rng.choice([1, 100, 4096, 65536, self.rng.randint(1, 300000)])
 		try:
 			self.pos += os.write(self.fd, self.data[self.pos:self.pos + n])
 		except BlockingIOError:
@@ -264,10 +353,10 @@ def run(s, prog, d, timeout):
 		r, w = os.pipe()
 		child[2] = w
 		readers.append(_Reader('stderr', r, {}))
-	for name, kind, _ in s['files']:
+	for name, kind, spec in s['files']:
 		if kind == 'fifo':
 			fd = os.open(os.path.join(d, name), os.O_RDONLY | os.O_NONBLOCK)
-			readers.append(_Reader(name, fd, {}))
+			readers.append(_Reader(name, fd, spec or {}))
 	pid = os.fork()
 	if pid == 0:
 		_child(s, prog, d, child)
@@ -275,7 +364,9 @@ def run(s, prog, d, timeout):
 		if fd is not None:
 			os.close(fd)
 	res = Result()
-	res.status = _loop(pid, parent['feeder'], readers, time.monotonic() + timeout)
+	start = time.monotonic()
+	res.status, res.threads = _loop(pid, parent['feeder'], readers, start + timeout)
+	res.seconds = time.monotonic() - start
 	for r in readers:
 		r.finish()
 		if r.name == 'stderr':
@@ -315,7 +406,8 @@ def _child(s, prog, d, child):
 
 
 def _loop(pid, feeder, readers, deadline):
-	"""Serve FEEDER and READERS until PID ends; return its status.  A
+	"""Serve FEEDER and READERS until PID ends; return its status and
+	the most threads it was seen to run.  A
 	watchdog process kills PID at DEADLINE: this loop's own read(2) may
 	block in spite of O_NONBLOCK, and no signal ends it (a pipe's lock
 	held by a splice(2) that waits for its input), only the end of PID."""
@@ -328,27 +420,41 @@ def _loop(pid, feeder, readers, deadline):
 		finally:
 			os._exit(0)
 	try:
-		_serve(pid, feeder, readers)
+		threads = _serve(pid, feeder, readers)
 	finally:
 		os.kill(dog, signal.SIGKILL)
 		os.waitpid(dog, 0)
 	# Reaped only now: the watchdog cannot hit a reused pid.
 	status = _status(os.waitpid(pid, 0)[1])
 	if status == ('signal', signal.SIGKILL) and time.monotonic() >= deadline:
-		return ('hang',)
-	return status
+		return ('hang',), threads
+	return status, threads
 
 
 def _serve(pid, feeder, readers):
-	"""Serve FEEDER and READERS until PID has ended (not reaped)."""
+	"""Serve FEEDER and READERS until PID has ended (not reaped); return
+	the most threads PID was seen to run (counted every 20 ms).  One that
+	pauses is not polled: it would spin the loop until its time comes."""
 	active = [x for x in [feeder] + readers if x is not None]
+	threads, counted = 1, 0.0
 	while True:
 		if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
-			return
+			return threads
+		now = time.monotonic()
+		if now - counted > 0.02:
+			counted = now
+			try:
+				threads = max(threads, len(os.listdir('/proc/%d/task' % pid)))
+			except OSError:
+				pass
 		p = select.poll()
+		wait = 5
 		for x in active:
-			p.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)
-		ready = {fd for fd, _ in p.poll(5)}
+			if x.wake > now:
+				wait = min(wait, 1000 * (x.wake - now))
+			else:
+				p.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)
+		ready = {fd for fd, _ in p.poll(max(wait, 0))}
 		now = time.monotonic()
 		for x in list(active):
 			if x.fd in ready or (now >= x.wake > 0):

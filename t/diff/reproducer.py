@@ -4,8 +4,11 @@ The reproducer makes the scenario's directory with `run.py --files`,
 then runs the command line with standard tools (prlimit, env, head,
 python3 for O_NONBLOCK and lseek) once with GNU and once with the
 programs under test, each in a directory of its own, and compares the
-two with diff -rq; sockets are made by sockrun.py.  What the shell cannot
-say exactly (a pipe fed in chunks with pauses, a reader's drain sizes)
+two with diff -rq; sockets, and the one loop that feeds stdin and drains
+stdout (the feed family), are made by sockrun.py; a FIFO operand gets a
+reader of its own; a tmpfs of a given size is mounted (root, in a mount
+namespace of the script's own).  What the shell cannot say exactly (a
+pipe fed in chunks with pauses, a reader's drain sizes and pauses)
 becomes a plain pipe, named in a comment: `run.py --replay` reruns the
 exact scenario.
 """
@@ -32,19 +35,38 @@ def shell(s, bindir, ref, tool):
 	pre, cmd, post = _stdin(s, notes), _command(s, sockrun), _stdout(s, notes)
 	where = 1 if pre else 0
 	line = ' | '.join(x for x in (pre, cmd + post[0], post[1]) if x)
+	readers = _readers(s, notes)
 	lines = ['#!/bin/bash',
-		'# sluice-diff seed %d index %d: %s' % (s['seed'], s['index'], summary(s))]
+		'# sluice-diff seed %d index %d (%s family): %s' % (s['seed'], s['index'],
+			s['family'], summary(s))]
 	lines += ['# approximated: ' + n for n in notes]
 	if verdict.racy(s):
 		lines.append('# racy: outputs are judged as prefixes, status and stderr as GNU can give them')
+	mounts = ['mount -t tmpfs -o size=%d tmpfs %s' % (spec['size'], name)
+		for name, kind, spec in s['files'] if kind == 'tmpfs']
+	if mounts:
+		lines.append('# mounts a tmpfs: as root, run it as `unshare -m bash SCRIPT`')
+	if _fed_by_loop(s):
+		lines.append('# one process feeds stdin and drains stdout: a command that deadlocks it '
+			'is killed after 60 s (status 137); whether it does hangs on timing, run it a few times')
+	setup = ['mkdir "$1"', 'cd "$1"', 'python3 %s --files %d:%d .' % (
+		shlex.quote(tool), s['seed'], s['index'])] + mounts
 	lines += ['one() {	# one DIR BINDIR: the scenario in a fresh DIR, with the programs in BINDIR',
-		'	mkdir "$1" && cd "$1" &&',
-		'	python3 %s --files %d:%d . || return' % (shlex.quote(tool), s['seed'], s['index'])]
+		'	' + ' &&\n\t'.join(setup) + ' || return']
 	if s['stdin']['kind'] == 'fifo':
 		lines.append('	mkfifo stdin.fifo && { cat stdin.data >stdin.fifo & }')
+	lines += ['	' + r for r in readers]
 	lines += ['	' + line,
-		'	echo "status ${PIPESTATUS[%d]}" >status	# 128+N: killed by signal N' % where,
-		'	rm -f stdin.data stdin.fifo',
+		'	echo "status ${PIPESTATUS[%d]}" >status	# 128+N: killed by signal N' % where]
+	if readers:
+		# A reader whose FIFO the command never opened would wait
+		# for a writer for ever: a writer that opens and closes at
+		# once ends it.
+		lines.append('	' + '; '.join(': <>%s' % name for name, kind, _ in s['files']
+			if kind == 'fifo') + '; wait')
+	lines += ['	rm -f stdin.data stdin.fifo' + ''.join(' ' + name for name, kind, _ in s['files']
+			if kind == 'fifo'),
+		'	test ! -f err || sed -i "s|$2/||g" err	# the name it ran by, as run.py does',
 		'}',
 		'top=$(mktemp -d) && cd "$top" || exit 1',
 		'(one gnu %s); (one test %s)' % (shlex.quote(ref), shlex.quote(bindir)),
@@ -52,9 +74,48 @@ def shell(s, bindir, ref, tool):
 	return '\n'.join(lines)
 
 
+def _fed_by_loop(s):
+	"""Whether sockrun.py feeds stdin and drains stdout in one loop."""
+	return s['family'] == 'feed' and s['stdin']['kind'] == 'pipe'
+
+
+def _readers(s, notes):
+	"""The commands that read the FIFO operands, in the background."""
+	out = []
+	for name, kind, plan in s['files']:
+		if kind == 'fifo':
+			out.append(_reader(plan or {}, notes, name) + ' <%s >%s.got &' % (name, name))
+	return out
+
+
+def _reader(plan, notes, name):
+	"""A command that reads stdin as PLAN says (NAME: what it reads)."""
+	if plan.get('drain') == 'close':
+		return 'head -c %d' % plan['k']
+	if plan.get('drain') != 'paced':
+		return 'cat'
+	k = plan.get('k', 0)
+	pauses = [x for x in plan.get('pauses', []) if not k or x[0] < k]
+	stalls = [x for x in pauses if x[1] >= 1]
+	if len(stalls) < len(pauses) or plan.get('read', 1 << 20) < 65536:
+		notes.append('%s is read %d bytes a call, with pauses of a few ms: here by cat' % (
+			name, plan['read']))
+	words, done = [], 0
+	for at, seconds in stalls:
+		words.append('head -c %d; sleep %g;' % (at - done, seconds))
+		done = at
+	words.append('head -c %d' % (k - done) if k else 'cat')
+	return words[0] if len(words) == 1 else '{ %s; }' % ' '.join(words)
+
+
 def _stdin(s, notes):
 	"""What goes before the command in the pipeline."""
 	i = s['stdin']
+	if _fed_by_loop(s):
+		notes.append('stdin is fed in writes of up to 1 MiB, not in random chunks with pauses')
+		if i.get('small'):
+			notes.append('the stdin pipe is shrunk to 4 KiB: not here')
+		return ''
 	if i['kind'] == 'pipe':
 		if i.get('pauses') or i['kind'] == 'pipe':
 			notes.append('stdin is fed in random chunks with pauses: here by cat')
@@ -86,11 +147,15 @@ def _command(s, sockrun):
 	sock = []
 	if i['kind'] == 'socket':
 		sock.append('--stdin stdin.data')
-	if o['kind'] in verdict.SOCKETS:
-		sock.append('--stdout %s:%d:%d:stdout.got' % (o['kind'], o.get('bufsize', 1 << 20),
-			o['k'] if o['drain'] == 'close' else 0))
+	if _fed_by_loop(s):
+		sock.append('--feed stdin.data')
+	if o['kind'] in verdict.SOCKETS or _fed_by_loop(s):
+		sock.append('--stdout %s:%d:%d:stdout.got' % (o['kind'], o.get('read',
+			o.get('bufsize', 1 << 20)), o.get('k', 0) if o['drain'] in ('close', 'paced') else 0))
 	if sock:
 		inner = 'python3 %s %s -- %s' % (shlex.quote(sockrun), ' '.join(sock), inner)
+	if _fed_by_loop(s):
+		inner = 'timeout -s KILL 60 ' + inner
 	redir += {'file': ' >out', 'append': ' >>out', 'null': ' >/dev/null',
 		'full': ' >/dev/full', 'closed': ' >&-'}.get(o['kind'], '')
 	redir += ' 2>err' if s['stderr'] == 'pipe' else ' 2>&-'
@@ -101,15 +166,15 @@ def _stdout(s, notes):
 	"""(what follows the command's redirections, the reader after it)."""
 	o = s['stdout']
 	k = o['kind']
-	if k not in ('pipe', 'broken'):
+	if k not in ('pipe', 'broken') or _fed_by_loop(s):
 		return ('', '')
 	if k == 'broken':
 		notes.append('stdout is a pipe whose reader is gone before the start: here one that exits at once')
 		return ('', 'true')
 	if o.get('small'):
 		notes.append('the stdout pipe is shrunk to 4 KiB: not here')
-	if o['drain'] == 'close':
-		return ('', 'head -c %d >stdout.got' % o['k'])
+	if o['drain'] in ('close', 'paced'):
+		return ('', _reader(o, notes, 'stdout') + ' >stdout.got')
 	if o['drain'] != 'all':
 		notes.append('stdout is drained %s: here by cat' % o['drain'])
 	return ('', 'cat >stdout.got')

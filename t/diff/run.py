@@ -44,7 +44,14 @@ def run_one(s, bindir, root, timeout):
 		r.stderr = normalise(r.stderr, s['cmd'])
 		return r
 	finally:
+		execute.unmount(s, d)
 		shutil.rmtree(d, ignore_errors=True)
+
+
+def deadline(gnu, timeout):
+	"""How long the program under test may run where GNU ran GNU.seconds:
+	a hang is told from a slow run well before TIMEOUT, the most."""
+	return min(timeout, 10 + 4 * gnu.seconds)
 
 
 def stdin_bytes(s):
@@ -53,22 +60,23 @@ def stdin_bytes(s):
 
 
 def check(s, bindir, ref, root, timeout):
-	"""Run S both ways; return (outcome, problems): outcome is 'ok',
-	'divergence', 'known', 'allowed' or 'gnu-hang'."""
+	"""Run S both ways; return (outcome, problems, threads): outcome is
+	'ok', 'divergence', 'known', 'allowed' or 'gnu-hang'; threads the
+	most the program under test was seen to run."""
 	g = run_one(s, ref, root, timeout)
 	if g.status == ('hang',):
-		return 'gnu-hang', ['GNU still running at the deadline']
-	t = run_one(s, bindir, root, timeout)
+		return 'gnu-hang', ['GNU still running at the deadline'], 0
+	t = run_one(s, bindir, root, deadline(g, timeout))
 	refs = {}
 	if verdict.racy(s):
 		refs = {name: run_one(v, ref, root, timeout) for name, v in verdict.variants(s)}
 	problems = verdict.judge(s, g, t, refs, stdin_bytes(s))
 	if not problems:
-		return 'ok', []
+		return 'ok', [], t.threads
 	outcome, label = known.classify(s, problems)
 	if label:
 		problems = ['(%s) ' % label + p for p in problems]
-	return outcome, problems
+	return outcome, problems, t.threads
 
 
 def main():
@@ -85,6 +93,8 @@ def main():
 		help="make the scenario's files in DIR, and stdin.data")
 	ap.add_argument('--self-test', action='store_true')
 	ap.add_argument('--only', help='draw only scenarios of this command')
+	ap.add_argument('--family', choices=['mixed'] + list(scenario.FAMILIES),
+		help='draw only scenarios of this family')
 	a = ap.parse_args()
 	for fd in (0, 1, 2):
 		try:
@@ -99,6 +109,7 @@ def main():
 			f.write(stdin_bytes(s))
 		return 0
 	root = tempfile.mkdtemp(prefix='sluice-diff.')
+	execute.private_mounts()
 	try:
 		if a.self_test:
 			import selftest
@@ -114,8 +125,8 @@ def replay(a, bindir, root):
 	seed, index = (int(x) for x in a.replay.split(':'))
 	s = scenario.draw(seed, index)
 	print(reproducer.shell(s, bindir, a.ref, os.path.abspath(__file__)))
-	outcome, problems = check(s, bindir, a.ref, root, a.timeout)
-	print('# verdict: %s' % outcome)
+	outcome, problems, threads = check(s, bindir, a.ref, root, a.timeout)
+	print('# verdict: %s (%s ran %d threads at the most)' % (outcome, s['cmd'], threads))
 	for p in problems:
 		print('#   ' + p)
 	return 0 if outcome in ('ok', 'allowed', 'known') else 1
@@ -125,24 +136,32 @@ def explore(a, bindir, root, out=sys.stdout):
 	"""Draw and check scenarios for a while; print each divergence and a
 	summary; return 1 if any divergence was new."""
 	seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), 'big')
-	print('sluice-diff: seed %d, %s against %s, %s' % (seed, bindir, a.ref,
-		'%d scenarios' % a.count if a.count else '%g s' % a.seconds), file=out, flush=True)
+	print('sluice-diff: seed %d, %s against %s, %s%s' % (seed, bindir, a.ref,
+		'%d scenarios' % a.count if a.count else '%g s' % a.seconds,
+		'' if execute.MOUNTS else ' (no mount namespace of its own: the lanes '
+		'family\'s small tmpfs are plain directories)'), file=out, flush=True)
 	counts = {'ok': 0, 'divergence': 0, 'known': 0, 'allowed': 0, 'gnu-hang': 0, 'error': 0}
+	families = {f: [0, 0, 0.0] for f in ['mixed'] + list(scenario.FAMILIES)}
 	start = time.monotonic()
 	index = a.start
 	n = 0
 	while (n < a.count) if a.count else (time.monotonic() - start < a.seconds):
 		s = scenario.draw(seed, index)
 		index += 1
-		if a.only and s['cmd'] != a.only:
+		if (a.only and s['cmd'] != a.only) or (a.family and s['family'] != a.family):
 			continue
 		n += 1
+		t0 = time.monotonic()
 		try:
-			outcome, problems = check(s, bindir, a.ref, root, a.timeout)
+			outcome, problems, threads = check(s, bindir, a.ref, root, a.timeout)
 		except OSError as e:
 			# The machine's, not the program's: a full disk, no fds.
-			outcome, problems = 'error', ['the test itself failed: %s' % e]
+			outcome, problems, threads = 'error', ['the test itself failed: %s' % e], 0
 		counts[outcome] += 1
+		f = families[s['family']]
+		f[0] += 1
+		f[1] += threads > 1
+		f[2] += time.monotonic() - t0
 		if outcome != 'ok':
 			print('%s seed=%d index=%d: %s' % (outcome.upper(), seed, s['index'],
 				reproducer.summary(s)), file=out)
@@ -154,6 +173,8 @@ def explore(a, bindir, root, out=sys.stdout):
 		'%d allowed, %d where GNU hung, %d errors' % (seed, n, time.monotonic() - start,
 		counts['divergence'], counts['known'], counts['allowed'], counts['gnu-hang'],
 		counts['error']), file=out, flush=True)
+	print('sluice-diff: by family: %s' % ', '.join('%s %d in %.0f s (threads in %d)' % (
+		name, f[0], f[2], f[1]) for name, f in families.items()), file=out, flush=True)
 	return 1 if counts['divergence'] or counts['gnu-hang'] or counts['error'] else 0
 
 

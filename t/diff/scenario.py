@@ -29,7 +29,11 @@ OUT_KINDS = ['pipe', 'pipe', 'pipe', 'file', 'append', 'stream', 'seqpacket',
 def draw(seed, index):
 	"""The scenario number INDEX of SEED."""
 	rng = random.Random('scenario:%s:%s' % (seed, index))
-	s = {'seed': seed, 'index': index, 'files': [],
+	family = family_of(seed, index)
+	if family != 'mixed':
+		return FAMILIES[family][1](rng, {'seed': seed, 'index': index,
+			'family': family, 'files': [], 'fsize': None, 'stderr': 'pipe'})
+	s = {'seed': seed, 'index': index, 'family': 'mixed', 'files': [],
 		'cmd': rng.choice(['cat', 'cat', 'cat', 'tee', 'tee', 'yes']),
 		'sigpipe': rng.choice(['default', 'ignore']),
 		'sigxfsz': rng.choice(['default', 'ignore']),
@@ -187,3 +191,209 @@ def _yes_args(rng, s):
 		return [rng.choice(['-z', '--bogus', '--', '-', '--', '\t\x7f\xe9'])]
 	return [rng.choice(['y', 'hello', 'a b', '\t', 'x\ny', 'n'])
 		for _ in range(rng.randint(1, 3))]
+
+
+# One process feeding and draining: a poll loop (asyncio, libuv, a
+# proxy, this test's own) writes the command's stdin and reads its
+# outputs.  A command that waits on one of its outputs while holding a
+# lock of the stdin pipe (splice(2) from a pipe into a socket holds it
+# while it waits for room) puts the loop's next write into that pipe to
+# sleep, and the output is never drained.  Stdin a pipe or FIFO of some
+# MiB, every output drained slowly, so that the outputs fill.
+def _feed(rng, s):
+	s['cmd'] = rng.choice(['cat', 'cat', 'cat', 'tee', 'tee'])
+	s['sigpipe'] = rng.choice(['default', 'ignore'])
+	s['sigxfsz'] = 'default'
+	kind = rng.choice(['pipe', 'pipe', 'fifo'])
+	size = rng.randint(2 * MIB, 8 * MIB) + rng.choice([0, 1, 4095])
+	s['stdin'] = {'kind': kind, 'data': {'style': rng.choice(data.STYLES),
+		'size': size, 'seed': rng.getrandbits(32)},
+		'feed_seed': rng.getrandbits(32), 'pauses': rng.choice([0, 1, 3]),
+		'small': kind == 'pipe' and rng.random() < 0.15}
+	o = _paced(rng, size)
+	o.update(kind=rng.choice(['stream', 'stream', 'pipe']), nonblock=False)
+	o['small'] = o['kind'] == 'pipe' and rng.random() < 0.2
+	s['stdout'] = o
+	s['args'] = (_feed_cat if s['cmd'] == 'cat' else _feed_tee)(rng, s)
+	return s
+
+
+def _paced(rng, span):
+	"""A slow reader's plan: small reads, and a few pauses of the test's
+	loop at offsets below SPAN."""
+	return {'drain': 'paced', 'read': rng.choice([1024, 4096, 4096, 16384, 65536]),
+		'pauses': sorted([rng.randint(0, span), 0.001 * rng.randint(1, 30)]
+			for _ in range(rng.choice([0, 3, 10]))),
+		'drain_seed': rng.getrandbits(32)}
+
+
+def _feed_cat(rng, s):
+	"""Plain or with options; stdin alone, or `-` among files."""
+	args = []
+	if rng.random() < 0.4:
+		args.append('-' + (''.join(c for c in CAT_SHORT if rng.random() < 0.3) or
+			rng.choice(CAT_SHORT)))
+	r = rng.random()
+	if r < 0.35:
+		return args
+	if r < 0.65:
+		return args + ['-']
+	ops = []
+	for i in range(rng.randint(1, 3)):
+		if rng.random() < 0.15:
+			ops.append(rng.choice(['missing', _add(s, 'dir', 'dir')]))
+		else:
+			ops.append(_add(s, 'in%d' % i, 'data', {'style': rng.choice(data.STYLES),
+				'size': rng.choice([0, 1, 4096, 65537, 300000]),
+				'seed': rng.getrandbits(32)}))
+	for _ in range(rng.choice([1, 1, 2])):
+		ops.insert(rng.randint(0, len(ops)), '-')
+	if rng.random() < 0.2:
+		ops.insert(0, '--')
+	return args + ops
+
+
+def _feed_tee(rng, s):
+	"""Standard output alone, or with FIFOs drained as slowly, files,
+	/dev/null.  (Not /dev/stdout: a pipe written twice a chunk holds the
+	chunks' bounds, which hang on timing.)"""
+	args = []
+	r = rng.random()
+	if r < 0.25:
+		args.append('-p')
+	elif r < 0.45:
+		args.append('--output-error=' + rng.choice(TEE_MODES))
+	span = s['stdin']['data']['size']
+	for i in range(rng.choice([0, 0, 1, 2, 3])):
+		r = rng.random()
+		if r < 0.65:
+			args.append(_add(s, 'fifo%d' % i, 'fifo', _paced(rng, span)))
+		elif r < 0.85:
+			args.append('new%d' % i)
+		else:
+			args.append('/dev/null')
+	return args
+
+
+# Lanes: tee's copies into files on threads (doc/design.md, "Copies on
+# every core") start once 4 MiB went through within a second, and only
+# where two outputs or more copy: tens of MiB, fed fast, into two files
+# or more and pipes.  Outputs fail at offsets of their own: a file on a
+# tmpfs of its own, of a size drawn (ENOSPC), RLIMIT_FSIZE (EFBIG or
+# SIGXFSZ), /dev/full, a pipe whose reader leaves after K bytes (EPIPE or
+# SIGPIPE), a path that cannot be opened; and a pipe's reader stalls for
+# more than the second after which tee gives its pipes back.  K is far
+# from the end, so that the pipe's writer certainly writes after the
+# reader left: what GNU gives does not hang on timing.
+def _lanes(rng, s):
+	size = rng.randint(10, 40) * MIB + rng.randint(0, 70000)
+	s['cmd'] = 'tee'
+	s['sigpipe'] = rng.choice(['default', 'ignore'])
+	s['sigxfsz'] = rng.choice(['default', 'ignore'])
+	if rng.random() < 0.2:
+		s['fsize'] = rng.randint(1, size)
+	kind = rng.choice(['pipe', 'pipe', 'file', 'fifo'])
+	d = {'kind': kind, 'data': {'style': rng.choice(['binary', 'text', 'mixed',
+		'longline', 'nul']), 'size': size, 'seed': rng.getrandbits(32)}}
+	if kind == 'file':
+		d['offset'] = 0
+	else:
+		d.update(feed_seed=rng.getrandbits(32), pauses=rng.choice([0, 0, 1]),
+			small=False, chunks=[65536, 262144, MIB])
+	s['stdin'] = d
+	# Not the exit modes: they copy on one thread, GNU's chunks (the
+	# mixed family has them).
+	args = []
+	r = rng.random()
+	if r < 0.25:
+		args.append('-p')
+	elif r < 0.5:
+		args.append('--output-error=' + rng.choice(['warn', 'warn-nopipe']))
+	if rng.random() < 0.05:
+		args.append('-a')
+	if rng.random() < 0.1:
+		args.append('-i')
+	# Each output is named once: the verdict knows an output by the name
+	# its message gives.
+	pipes = []
+	files = 0
+	limits = []
+	for i in range(rng.randint(2, 6)):
+		r = rng.random()
+		if r < 0.35:
+			args.append('new%d' % i)
+			files += 1
+		elif r < 0.6:
+			limits.append(_tmpfs_size(rng, size, limits))
+			args.append(_add(s, 'lim%d' % i, 'tmpfs', {'size': limits[-1]}) + '/f')
+			files += 1
+		elif r < 0.8:
+			pipes.append(_lanes_reader(rng, size))
+			args.append(_add(s, 'fifo%d' % i, 'fifo', pipes[-1]))
+		elif r < 0.88 and '/dev/full' not in args:
+			args.append('/dev/full')
+		elif r < 0.94 or 'nodir/x' in args:
+			args.append('/dev/null')
+		else:
+			args.append('nodir/x')
+	while files < 2:
+		args.append('new%d' % len(args))
+		files += 1
+	o = {'kind': rng.choice(['pipe', 'pipe', 'pipe', 'file', 'null', 'stream', 'full']),
+		'nonblock': False}
+	if o['kind'] in ('pipe', 'stream'):
+		o.update(_lanes_reader(rng, size), small=False)
+		if o['kind'] == 'stream':
+			# A socket's reader that leaves with bytes unread gives
+			# ECONNRESET, else EPIPE: that hangs on timing.
+			o.pop('k', None)
+		pipes.append(o)
+	s['stdout'] = o
+	if pipes and rng.random() < 0.6:
+		# One reader stalls, once.
+		rng.choice(pipes)['pauses'] = [[rng.randint(0, size), rng.choice([1.2, 1.5])]]
+	ends = [x['k'] for x in pipes if x.get('k')] + [s['fsize']] * (s['fsize'] is not None)
+	tmpfs = [spec for _, kind, spec in s['files'] if kind == 'tmpfs']
+	if ends and tmpfs and rng.random() < 0.5:
+		# A file fails just before the signal that may end the run,
+		# while the lanes may still hold what it got before.
+		at = min(ends) - rng.randint(0, 3 * MIB // 2)
+		rng.choice(tmpfs)['size'] = max(4096, at // 4096 * 4096)
+	s['args'] = args
+	return s
+
+
+def _tmpfs_size(rng, size, limits):
+	"""The size of a tmpfs (whole pages): anywhere in the stream or just
+	beyond it, or that of one drawn before, or a page off it (errors in
+	one chunk, in operand order)."""
+	if limits and rng.random() < 0.5:
+		return max(4096, rng.choice(limits) + rng.choice([0, 0, 4096, -4096]))
+	return rng.randint(1, size // 4096 + 64) * 4096
+
+
+def _lanes_reader(rng, size):
+	"""The reader of a pipe: all at once, in 64 KiB reads, or leaving
+	after K bytes, K at least 1 MiB before the end."""
+	plan = {'drain': 'paced', 'read': MIB, 'pauses': [], 'drain_seed': rng.getrandbits(32)}
+	r = rng.random()
+	if r < 0.3:
+		plan['k'] = rng.randint(1, size - MIB)
+	elif r < 0.45:
+		plan['read'] = 65536
+	return plan
+
+
+FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes)}
+
+
+def family_of(seed, index):
+	"""The family of scenario INDEX of SEED: drawn apart from the rest,
+	so that a scenario of the mixed family is what it was before the
+	other families came."""
+	r = random.Random('families:%s:%s' % (seed, index)).random()
+	for name, (weight, _) in FAMILIES.items():
+		if r < weight:
+			return name
+		r -= weight
+	return 'mixed'

@@ -18,11 +18,17 @@ itself keeps is checked instead:
 - `tee -a F F`: F gets each chunk twice, interleaved by chunk: its
   length and the count of each byte value, not the order; only its
   length once RLIMIT_FSIZE cut it, inside a chunk whose bounds are the
-  reads' (GNU against GNU differs there too).
+  reads' (GNU against GNU differs there too);
+- the lanes family (tee on threads, outputs failing at offsets of their
+  own): the status, every output as GNU's (a prefix of it if a signal
+  ended either), GNU's error messages, in an order GNU could give
+  (_lanes_stderr).
 Returns a list of problems, empty when the two agree.
 """
 
 import collections
+import re
+import signal
 
 import data
 
@@ -66,9 +72,12 @@ def judge(s, gnu, test, refs, data_in):
 	REFS: GNU's results of variants(S) by name (racy S only); DATA_IN:
 	the bytes on stdin (what every tee output gets)."""
 	if test.status == ('hang',):
-		return ['hang: still running at the deadline (GNU: %s)' % (gnu.status,)]
+		return ['hang: still running after %.0f s (GNU: %s in %.1f s)' % (
+			test.seconds, gnu.status, gnu.seconds)]
 	if racy(s):
 		return _racy(s, gnu, test, refs, data_in)
+	if s.get('family') == 'lanes':
+		return _lanes(s, gnu, test, data_in)
 	p = []
 	if test.status != gnu.status:
 		p.append('status %s, GNU %s' % (test.status, gnu.status))
@@ -224,7 +233,7 @@ def _expected(s, name, data_in):
 	base = b''
 	if _appending(s):
 		for n, kind, spec in s['files']:
-			if n == name and spec:
+			if n == name and kind == 'data' and spec:
 					base = data.make(spec)
 	return base + data_in
 
@@ -241,3 +250,154 @@ def _pipe_size(s, gnu, test):
 		return ['stdin pipe resized to %d (GNU leaves it %d)' % (
 			test.stdin_pipe_size, gnu.stdin_pipe_size)]
 	return []
+
+
+MIB = 1 << 20
+# An error on a lane is told when the fan-out's thread next serves that
+# output: up to a lane and the chunk pipe (1.5 MiB, tee.1) and a chunk
+# after the offset where it happened.
+WINDOW = 2 * MIB
+# More than the biggest chunk of GNU's (8 KiB) and of tee's (512 KiB):
+# two failures this far apart are in chunks of their own.
+CHUNK = MIB
+PIPE = 65536		# what a FIFO or stdout pipe of the scenario holds
+_MESSAGE = re.compile(rb"^tee: (.*): ([^:]*)$")
+
+
+def _lanes(s, gnu, test, data_in):
+	"""Problems of TEST against GNU in the lanes family."""
+	p = []
+	if test.status != gnu.status:
+		p.append('status %s, GNU %s' % (test.status, gnu.status))
+	killed = 'signal' in (gnu.status[0], test.status[0])
+	for name in sorted(set(gnu.streams) | set(test.streams) | set(gnu.files) | set(test.files)):
+		g, t = _get(gnu, name), _get(test, name)
+		if g == t:
+			continue
+		if g is None or t is None:
+			p.append('%s: %s, GNU %s' % (name, _len(t), _len(g)))
+		elif killed and _is_tee_output(s, name):
+			exp = _expected(s, name, data_in)
+			if not exp.startswith(t):
+				p.append('%s: not a prefix of its stream: %s' % (name, _differ(t, exp)))
+		else:
+			p.append('%s: %s' % (name, _differ(t, g)))
+	return p + _lanes_stderr(s, gnu, test, killed) + _pipe_size(s, gnu, test)
+
+
+def _lanes_stderr(s, gnu, test, killed):
+	"""TEST's messages against GNU's.  GNU serves each chunk to every
+	output in operand order before the next chunk: of two outputs that
+	fail, the one that failed at a lower offset and comes first among
+	the operands (standard output first) is told first, and so is one
+	that failed more than WINDOW earlier.  An output that cannot be
+	opened is told before any data moves.  When a signal ended the run,
+	GNU has told every failure before the one that raised it, in chunks
+	before (or in the same chunk, by an output before it); the others
+	it may or may not have told."""
+	p = []
+	g_lines, t_lines = gnu.stderr.splitlines(), test.stderr.splitlines()
+	if not killed:
+		g, t = collections.Counter(g_lines), collections.Counter(t_lines)
+		p += ['stderr: no %r, as GNU has' % x for x in sorted(g - t)]
+		p += ['stderr: %r, which GNU has not' % x for x in sorted(t - g)]
+	else:
+		lo, killer = _kill_point(s, test if test.status[0] == 'signal' else gnu)
+		g_at = _failures(s, gnu)
+		t_names = [_name(x) for x in t_lines if _name(x) is not None]
+		for x in g_lines:
+			f = g_at.get(_name(x))
+			if f is None or x in t_lines:
+				continue
+			op, f_lo, f_hi = f
+			if f_hi + CHUNK < lo or (f_hi <= lo and killer is not None and op < killer):
+				p.append('stderr: no %r, which GNU tells before the signal ends it' % x)
+		g_by = {_name(x): x for x in g_lines}
+		for x in t_lines:
+			n = _name(x)
+			if x in g_lines:
+				continue
+			if n not in _failures(s, test) or (n in g_by and g_by[n] != x):
+				p.append('stderr: %r, which GNU has not' % x)
+		if len(set(t_names)) < len(t_names):
+			p.append('stderr: an output told twice: %r' % test.stderr[:600])
+	return p + _order(s, test, t_lines)
+
+
+def _order(s, r, lines):
+	"""Pairs of LINES (of result R) told in an order GNU never gives."""
+	at = _failures(s, r)
+	known = [(x, at[_name(x)]) for x in lines if _name(x) in at]
+	for i, (x, (xop, xlo, _)) in enumerate(known):
+		for y, (yop, _, yhi) in known[i + 1:]:
+			# Y was told after X: wrong if Y failed no later and comes
+			# first, or failed far earlier.
+			if (yop < xop and yhi <= xlo) or yhi + WINDOW < xlo:
+				return ['stderr order: %r before %r; GNU tells %s first (%s)' % (
+					x, y, _name(y).decode(errors='replace'),
+					'an operand before it, failed no later' if yop < xop else
+					'failed more than %d MiB earlier' % (WINDOW // MIB))]
+	return []
+
+
+def _name(line):
+	"""The output a message of tee names (its operand, 'standard
+	output' for stdout), or None."""
+	m = _MESSAGE.match(line)
+	if m is None:
+		return None
+	n = m.group(1)
+	return b'standard output' if n in (b"'standard output'", b'standard output') else n
+
+
+def _failures(s, r):
+	"""Where each output of S that can fail did, in R, by the name its
+	messages give it: (position, lo, hi): position -1 for standard
+	output, else its operand's; the offset of the first byte it did not
+	take is in [lo, hi], -inf for a path that cannot be opened."""
+	out = {}
+	o = s['stdout']
+	ops = [(-1, b'standard output', o['kind'], o)]
+	plans = {name: spec for name, kind, spec in s['files'] if kind == 'fifo'}
+	for i, a in enumerate(_operands(s)):
+		kind = 'fifo' if a in plans else 'full' if a == '/dev/full' else 'file'
+		ops.append((i, a.encode(), kind, plans.get(a)))
+	for i, name, kind, plan in ops:
+		if name == b'nodir/x':
+			out[name] = (i, float('-inf'), float('-inf'))
+		elif kind == 'full':
+			out[name] = (i, 0, 0)
+		elif kind in ('pipe', 'fifo') and plan.get('k'):
+			out[name] = (i, plan['k'], plan['k'] + PIPE)
+		elif kind == 'file':
+			b = r.files.get('out' if i == -1 else name.decode())
+			if b is not None:
+				out[name] = (i, len(b), len(b))
+	return out
+
+
+def _kill_point(s, r):
+	"""Where the signal that ended R was raised: the lowest offset it
+	can have been, and the position of the output that raised it (None
+	if that hangs on timing)."""
+	if r.status == ('signal', signal.SIGPIPE):
+		# The readers that leave.
+		plans = {name: spec for name, kind, spec in s['files'] if kind == 'fifo'}
+		at = sorted((plans[a]['k'], i) for i, a in enumerate(_operands(s))
+			if a in plans and plans[a].get('k'))
+		if s['stdout'].get('drain') == 'paced' and s['stdout'].get('k'):
+			at.insert(0, (s['stdout']['k'], -1))
+			at.sort()
+		if not at:
+			return 0, None
+		return at[0][0], at[0][1] if len(at) == 1 else None
+	if r.status == ('signal', signal.SIGXFSZ) and s['fsize'] is not None:
+		# The first regular file that reaches the limit, not stopped
+		# before by its tmpfs.
+		limits = {name + '/f': spec['size'] for name, kind, spec in s['files']
+			if kind == 'tmpfs'}
+		regular = ([-1] if s['stdout']['kind'] == 'file' else []) + [
+			i for i, a in enumerate(_operands(s)) if a.startswith('new') or (
+				a in limits and limits[a] >= s['fsize'])]
+		return s['fsize'], min(regular) if regular else None
+	return 0, None
