@@ -149,20 +149,62 @@ round_rw(struct fan *f)
 	return 1;
 }
 
+/* Return 1 if output I may wait on its reader: a pipe or a socket of
+ * its own (a lane never does: its worker empties it). */
+static int
+may_stall(struct fan *f, size_t i)
+{
+	enum kind k = f->ends[i].kind;
+
+	return (k == K_PIPE || k == K_SOCKET) && !in_lane(st(f, i)->st);
+}
+
 /*
- * Before zero-copy gives output I more: if it is a pipe or a socket with
- * no room, wait for room; return 1 if none came within STALL_MS (its
- * reader stalled: the caller moves the chunk to memory and gives the
- * pipes back), else 0.  A lane never stalls: its worker empties it.
+ * One look, without waiting, at the input and at every output that may
+ * stall: whether the input has bytes to read (a regular file always
+ * has), and which outputs have room (struct out_state.roomy), so that
+ * the round's calls need not look again.  One poll(2) a round, however
+ * many outputs.  Return 1 if the input is ready.
+ */
+static int
+survey(struct fan *f)
+{
+	size_t i, m = 1;
+	int ready;
+
+	f->polls[0] = (struct pollfd){ .fd = f->in.fd, .events = POLLIN };
+	for (i = 0; i < f->n; i++)
+		if (served(st(f, i)->st) && may_stall(f, i))
+			f->polls[m++] = (struct pollfd){ .fd = f->outs[i].fd,
+			    .events = POLLOUT };
+	/* A failed look finds nothing ready: the calls look again. */
+	if (wait_any(f->polls, m, 0) == -1)
+		for (i = 0; i < m; i++)
+			f->polls[i].revents = 0;
+	ready = f->in.kind == K_FILE || f->polls[0].revents != 0;
+	for (i = 0, m = 1; i < f->n; i++)
+		if (served(st(f, i)->st) && may_stall(f, i))
+			st(f, i)->roomy = f->polls[m++].revents != 0;
+	return ready;
+}
+
+/*
+ * Before zero-copy gives output I more: if it may stall and has no room
+ * (the round's survey found it some: that once, no look), wait for
+ * room; return 1 if none came within STALL_MS (its reader stalled: the
+ * caller moves the chunk to memory and gives the pipes back), else 0.
  */
 static int
 output_stalled(struct fan *f, size_t i)
 {
 	int fd = f->ends[i].fd;
-	enum kind k = f->ends[i].kind;
 
+	if (st(f, i)->roomy) {
+		st(f, i)->roomy = 0;
+		return 0;
+	}
 	/* 0 on room, or on an error the next call will meet. */
-	return (k == K_PIPE || k == K_SOCKET) && !in_lane(st(f, i)->st) &&
+	return may_stall(f, i) &&
 	    wait_fd(fd, POLLOUT, 0) == -1 && errno == ETIMEDOUT &&
 	    wait_fd(fd, POLLOUT, STALL_MS) == -1 && errno == ETIMEDOUT;
 }
@@ -324,8 +366,7 @@ take_chunk(struct fan *f, size_t lim)
 	struct io_call c;
 	ssize_t n;
 
-	if (f->in.kind != K_FILE && wait_input(f, 0) == 0 &&
-	    wait_input(f, IDLE_MS) == 0)
+	if (!survey(f) && wait_input(f, IDLE_MS) == 0)
 		return give_back(f, 0) == -1 ? -1 : 1;
 	if (f->live == 0 || f->stop)
 		return 1;
@@ -352,6 +393,9 @@ round_zc(struct fan *f)
 	if (f->ch.copy[0] != -1 && f->ch.copy_size > 0 &&
 	    (size_t)f->ch.copy_size < lim)
 		lim = f->ch.copy_size;
+	/* What a survey found holds for its round alone. */
+	for (i = 0; i < f->n; i++)
+		st(f, i)->roomy = 0;
 	if (f->ch.held == 0 && ((r = take_chunk(f, lim)) <= 0 ||
 	    f->mode != MODE_ZC || f->live == 0 || f->stop))
 		return r;

@@ -144,6 +144,8 @@ struct out_state {
 	off_t err_at;		/* OUT_FAILED: where in the stream it failed */
 	long room;		/* what it can buffer, as it started (a pipe's
 				   is asked anew), 0 unbounded */
+	int roomy;		/* the round's look (survey) found it room:
+				   its first call need not look again */
 };
 
 /*
