@@ -469,20 +469,17 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 		}
 		l->slots /= PAGE_BYTES;
 	}
-	/* Before the workers start: they must not end us either. */
-	if (err == 0)
-		hold_signals(c);
-	if (err == 0 && (err = start_workers(c, workers)) != 0) {
-		lanes_stop(c);
-		errno = err;
-		return NULL;
-	}
-	if (err != 0) {
+	if (err != 0)
 		lanes_free(c);
-		errno = err;
-		return NULL;
+	else {
+		/* Before the workers start: they must not end us either. */
+		hold_signals(c);
+		if ((err = start_workers(c, workers)) == 0)
+			return c;
+		lanes_stop(c);
 	}
-	return c;
+	errno = err;
+	return NULL;
 }
 
 /* The end the fan-out writes lane K's bytes into: a pipe of its own. */
