@@ -289,6 +289,15 @@ check-example: all
 		LIBDIR="$(LIBDIR)" PKGCONFIGDIR="$(PKGCONFIGDIR)" \
 		SONAME="$(SONAME)" scripts/check-example
 
+# The release tarball sluice-$(VERSION).tar.gz: every tracked file but
+# those scripts/dist excludes.  distcheck builds, tests, installs and
+# uninstalls it in a fresh directory (scripts/distcheck).
+dist:
+	VERSION=$(VERSION) scripts/dist
+
+distcheck:
+	MAKE="$(MAKE)" VERSION=$(VERSION) scripts/distcheck
+
 # Reliability: fuzzing, valgrind, linters and the soak test.
 # `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
 # and runs it FUZZ_SECONDS seconds, from the seeds in fuzz/corpus/<target>
@@ -353,8 +362,9 @@ clean:
 	rm -rf build build-san build-portable build-static build-clang build-fuzz \
 		build-nonls build-nosse2
 
-.PHONY: all bin libs sluice unit check check-san check-format-portable check-tsan \
-	check-host check-multi static check-static check-clang check-nonls \
-	check-deb bench bench-bin install install-bin install-bin-multi \
-	install-lib uninstall check-install check-example fuzz check-valgrind \
-	lint soak check-diff check-diff-self clean
+.PHONY: all bin libs sluice unit check check-san check-format-portable \
+	check-tsan check-host check-multi static check-static check-clang \
+	check-nonls check-deb dist distcheck bench bench-bin install \
+	install-bin install-bin-multi install-lib uninstall check-install \
+	check-example fuzz check-valgrind lint soak check-diff \
+	check-diff-self clean
