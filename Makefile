@@ -207,9 +207,18 @@ check-nonls:
 	$(MAKE) NLS=0 all unit
 	BUILD=build-nonls t/run build-nonls/unit/* $(QUICK)
 
-# Build the Debian package, install it, test /usr/lib/sluice/bin, remove it.
-check-deb:
-	QUICK="$(QUICK)" debian/check
+# The Debian packages (sluice, libsluice2, libsluice-dev), built from the
+# release tarball: twice, compared byte for byte; lintian on them; then
+# installed, tested (/usr/lib/sluice/bin, the library by pkg-config) and
+# removed.  check-repro and check-lintian are each step alone.
+check-deb: dist
+	TARBALL=sluice-$(VERSION).tar.gz QUICK="$(QUICK)" debian/check
+
+check-repro: dist
+	TARBALL=sluice-$(VERSION).tar.gz debian/check repro
+
+check-lintian: dist
+	TARBALL=sluice-$(VERSION).tar.gz debian/check lintian
 
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
@@ -364,7 +373,7 @@ clean:
 
 .PHONY: all bin libs sluice unit check check-san check-format-portable \
 	check-tsan check-host check-multi static check-static check-clang \
-	check-nonls check-deb dist distcheck bench bench-bin install \
-	install-bin install-bin-multi install-lib uninstall check-install \
-	check-example fuzz check-valgrind lint soak check-diff \
-	check-diff-self clean
+	check-nonls check-deb check-repro check-lintian dist distcheck \
+	bench bench-bin install install-bin install-bin-multi install-lib \
+	uninstall check-install check-example fuzz check-valgrind lint \
+	soak check-diff check-diff-self clean
