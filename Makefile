@@ -147,9 +147,11 @@ $(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
-# Unit tests of the engine, then shell tests of the commands.
+# Unit tests of the engine, then shell tests of the commands: all of
+# them, or the unit tests and the scripts CHECK_TESTS names.
+CHECK_TESTS =
 check: all unit
-	BUILD=$(BUILD) t/run
+	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
 
 # The same tests against an ASan+UBSan build.
 check-san:
@@ -175,12 +177,14 @@ check-host:
 	TEST_HOST=1 t/run
 
 # The shell tests against the multi-call sluice, called through links
-# yes, tee and cat to it in $(BUILD)/multi/bin.
+# yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
+# MULTI_TESTS names.
+MULTI_TESTS = t/t[0-9]*.sh
 check-multi: bin sluice
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in sluice $(COMMANDS); do \
 		ln -s ../../sluice $(BUILD)/multi/bin/$$c || exit 1; done
-	BUILD=$(BUILD) SLUICE_BIN=$(BUILD)/multi/bin t/run t/t[0-9]*.sh
+	BUILD=$(BUILD) SLUICE_BIN=$(BUILD)/multi/bin t/run $(MULTI_TESTS)
 
 # Self-contained static binaries, linked with musl, in build-static: the
 # separate commands and the multi-call sluice.
@@ -326,14 +330,16 @@ LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50
 
-fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
-	for t in $(FUZZ_TARGETS); do \
-		mkdir -p build-fuzz/corpus/$$t && \
-		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
-			-artifact_prefix=build-fuzz/ \
-			-rss_limit_mb=4096 -print_final_stats=1 \
-			build-fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
-	done
+# Each target is a rule of its own, so that `make -j2 fuzz` runs two at
+# once, a CPU each.
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: build-fuzz/%
+	mkdir -p build-fuzz/corpus/$*
+	build-fuzz/$* -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+		-artifact_prefix=build-fuzz/ \
+		-rss_limit_mb=4096 -print_final_stats=1 \
+		build-fuzz/corpus/$* fuzz/corpus/$*
 
 build-fuzz/%: fuzz/%.c $(LIB) $(HDR)
 	@mkdir -p $(@D)
@@ -375,5 +381,6 @@ clean:
 	check-tsan check-host check-multi static check-static check-clang \
 	check-nonls check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
-	uninstall check-install check-example fuzz check-valgrind lint \
-	soak check-diff check-diff-self clean
+	uninstall check-install check-example fuzz \
+	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-diff \
+	check-diff-self clean
