@@ -156,9 +156,11 @@ $(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
-# Unit tests of the engine, then shell tests of the commands.
+# Unit tests of the engine, then shell tests of the commands: all of
+# them, or the unit tests and the scripts CHECK_TESTS names.
+CHECK_TESTS =
 check: all unit
-	BUILD=$(BUILD) t/run
+	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
 
 # The same tests against an ASan+UBSan build.
 check-san:
@@ -184,12 +186,14 @@ check-host:
 	TEST_HOST=1 t/run
 
 # The shell tests against the multi-call sluice, called through links
-# yes, tee and cat to it in $(BUILD)/multi/bin.
+# yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
+# MULTI_TESTS names.
+MULTI_TESTS = t/t[0-9]*.sh
 check-multi: bin sluice
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in sluice $(COMMANDS); do \
 		ln -s ../../sluice $(BUILD)/multi/bin/$$c || exit 1; done
-	BUILD=$(BUILD) SLUICE_BIN=$(BUILD)/multi/bin t/run t/t[0-9]*.sh
+	BUILD=$(BUILD) SLUICE_BIN=$(BUILD)/multi/bin t/run $(MULTI_TESTS)
 
 # Self-contained static binaries, linked with musl, in build-static: the
 # separate commands and the multi-call sluice.
@@ -216,9 +220,18 @@ check-nonls:
 	$(MAKE) NLS=0 all unit
 	BUILD=build-nonls t/run build-nonls/unit/* $(QUICK)
 
-# Build the Debian package, install it, test /usr/lib/sluice/bin, remove it.
-check-deb:
-	QUICK="$(QUICK)" debian/check
+# The Debian packages (sluice, libsluice2, libsluice-dev), built from the
+# release tarball: twice, compared byte for byte; lintian on them; then
+# installed, tested (/usr/lib/sluice/bin, the library by pkg-config) and
+# removed.  check-repro and check-lintian are each step alone.
+check-deb: dist
+	TARBALL=sluice-$(VERSION).tar.gz QUICK="$(QUICK)" debian/check
+
+check-repro: dist
+	TARBALL=sluice-$(VERSION).tar.gz debian/check repro
+
+check-lintian: dist
+	TARBALL=sluice-$(VERSION).tar.gz debian/check lintian
 
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
@@ -298,6 +311,15 @@ check-example: all
 		LIBDIR="$(LIBDIR)" PKGCONFIGDIR="$(PKGCONFIGDIR)" \
 		SONAME="$(SONAME)" scripts/check-example
 
+# The release tarball sluice-$(VERSION).tar.gz: every tracked file but
+# those scripts/dist excludes.  distcheck builds, tests, installs and
+# uninstalls it in a fresh directory (scripts/distcheck).
+dist:
+	VERSION=$(VERSION) scripts/dist
+
+distcheck:
+	MAKE="$(MAKE)" VERSION=$(VERSION) scripts/distcheck
+
 # Reliability: fuzzing, valgrind, linters and the soak test.
 # `make fuzz` builds each libFuzzer target in fuzz/ with ASan and UBSan
 # and runs it FUZZ_SECONDS seconds, from the seeds in fuzz/corpus/<target>
@@ -317,14 +339,16 @@ LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50
 
-fuzz: $(FUZZ_TARGETS:%=build-fuzz/%)
-	for t in $(FUZZ_TARGETS); do \
-		mkdir -p build-fuzz/corpus/$$t && \
-		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
-			-artifact_prefix=build-fuzz/ \
-			-rss_limit_mb=4096 -print_final_stats=1 \
-			build-fuzz/corpus/$$t fuzz/corpus/$$t || exit 1; \
-	done
+# Each target is a rule of its own, so that `make -j2 fuzz` runs two at
+# once, a CPU each.
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: build-fuzz/%
+	mkdir -p build-fuzz/corpus/$*
+	build-fuzz/$* -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+		-artifact_prefix=build-fuzz/ \
+		-rss_limit_mb=4096 -print_final_stats=1 \
+		build-fuzz/corpus/$* fuzz/corpus/$*
 
 build-fuzz/%: fuzz/%.c $(LIB) $(HDR)
 	@mkdir -p $(@D)
@@ -371,8 +395,10 @@ clean:
 		build-san build-tsan build-static build-clang build-nosse2 \
 		build-fuzz
 
-.PHONY: all bin libs sluice unit check check-san check-format-portable check-tsan \
-	check-host check-multi static check-static check-clang check-nonls \
-	check-deb bench bench-bin install install-bin install-bin-multi \
-	install-lib uninstall check-install check-example fuzz check-valgrind \
-	lint soak check-gnu check-diff check-diff-self clean
+.PHONY: all bin libs sluice unit check check-san check-format-portable \
+	check-tsan check-host check-multi static check-static check-clang \
+	check-nonls check-deb check-repro check-lintian dist distcheck \
+	bench bench-bin install install-bin install-bin-multi install-lib \
+	uninstall check-install check-example fuzz \
+	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-diff \
+	check-diff-self clean
