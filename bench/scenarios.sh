@@ -20,8 +20,10 @@ yes_file	yes	rate	yes>tmpfs	yes > tmpfs file
 yes_disk	yes	rate	yes>disk	yes > disk file
 startup_yes	yes	us	-	yes | head -n1
 tee_null	tee	rate	tee|splice	pipe > tee /dev/null > pipe, reader splices
+tee_null_1m	tee	rate	tee|splice-1m	pipe > tee /dev/null > pipe, reader splices, pipes of 1 MiB (the reader grew its own)
 tee_read	tee	rate	tee|read	pipe > tee /dev/null > pipe, reader read(2)s
 tee_file	tee	rate	tee-tmpfs	pipe > tee FILE > pipe (tmpfs)
+tee_file_1m	tee	rate	tee-tmpfs-1m	pipe > tee FILE > pipe (tmpfs), pipes of 1 MiB (the reader grew its own)
 tee_disk	tee	rate	tee-disk	pipe > tee FILE > pipe (disk)
 tee_append	tee	rate	tee-a	pipe > tee -a FILE > pipe (tmpfs)
 tee_4files	tee	rate	tee-4files	pipe > tee F1 F2 F3 F4 > /dev/null (tmpfs)
@@ -222,6 +224,7 @@ yes_file() { # TOOL N DIR
 # N bytes from limit-yes, a copy into /dev/null, stdout drained by splice
 # (or read with -r); every pipe PSIZE bytes if given.
 sc_tee_null() { tee_pipe "$1" "$2"; }
+sc_tee_null_1m() { tee_pipe "$1" "$2" "" 1048576; }
 sc_tee_read() { tee_pipe "$1" "$2" -r; }
 sc_tee_psz() { tee_pipe "$1" "$2" "" "$3"; }
 tee_pipe() { # TOOL N [-r] [PSIZE]
@@ -238,18 +241,22 @@ tee_pipe() { # TOOL N [-r] [PSIZE]
 	drained "${PIPESTATUS[@]}" && rus
 }
 
-# The same with a file instead of /dev/null; -a appends.
+# The same with a file instead of /dev/null; -a appends; every pipe
+# PSIZE bytes if given, as in tee_pipe.
 sc_tee_file() { tee_file "$1" "$2" "$T"; }
+sc_tee_file_1m() { tee_file "$1" "$2" "$T" "" 1048576; }
 sc_tee_disk() { tee_file "$1" "$2" "$D"; }
 sc_tee_append() { tee_file "$1" "$2" "$T" -a; }
-tee_file() { # TOOL N DIR [-a]
+tee_file() { # TOOL N DIR [-a] [PSIZE]
+	local p=() q=()
 	set_cmd tee "$1"
 	rm -f "$3/f"
 	# An append goes to an existing file; it starts empty, to check size.
 	[ -n "${4:-}" ] && : >"$3/f"
-	"$BB/limit-yes" "$2" |
-	    "$BB/fan" -t $TO -o "$T/rus" -- "${CMD[@]}" ${4:+"$4"} "$3/f" \
-	    2>"$T/err" |
+	[ -n "${5:-}" ] && p=(-p "$5") && q=(-p 0)
+	"$BB/limit-yes" "${q[@]}" "$2" |
+	    "$BB/fan" "${p[@]}" -t $TO -o "$T/rus" -- "${CMD[@]}" ${4:+"$4"} \
+	    "$3/f" 2>"$T/err" |
 	    "$BB/drain" -e "$2" >"$T/out" 2>>"$T/err"
 	drained "${PIPESTATUS[@]}" && sized "$3/f" "$2" && rm -f "$3/f" && rus
 }
