@@ -136,6 +136,8 @@ round_rw(struct fan *f)
 			if (served(st(f, i)->st))
 				write_out(f, i, off, off + k);
 		f->pos += k;
+		if (f->failing > 0)
+			report(f, 0);
 	}
 	/* A stream worth it: now take the chunk pipe, not before. */
 	if (f->mode == MODE_RW_UNTIL && n >= (ssize_t)ZC_AFTER) {
@@ -411,7 +413,7 @@ round_zc(struct fan *f)
 			continue;
 		if (in_lane(o->st) && lanes_wait_room(f->lanes, o->lane,
 		    chunk_size(&f->ch)) != 0) {
-			report(f);
+			failed_lane(f, i);
 			continue;
 		}
 		r = i == last ? give_last(f, i, len) :
@@ -425,6 +427,8 @@ round_zc(struct fan *f)
 	if (f->ch.at != AT_BUF && chunk_to_buf(&f->ch, 0, len) == -1)
 		return -1;
 	f->pos += len;
+	if (f->failing > 0)
+		report(f, 0);
 	if (f->mode == MODE_ZC) {
 		if (chunk_warrants(&f->ch, len))
 			start_lanes(f);
@@ -556,6 +560,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 		}
 	}
 	saved = errno;
+	report(&f, 1);
 	if (f.lanes != NULL)
 		stop_lanes(&f);
 	chunk_free(&f.ch);

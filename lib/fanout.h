@@ -176,6 +176,7 @@ struct fan {
 	struct end *ends;	/* what each output is */
 	size_t n;		/* outputs */
 	size_t live;		/* outputs served (OUT_WRITE and after) */
+	size_t failing;		/* outputs OUT_FAILED: told at a round's end */
 	unsigned flags;		/* SL_FANOUT_* */
 	sl_fail_fn *fail;
 	void *ctx;
@@ -199,8 +200,9 @@ int in_lane(enum out_st s);
 void set_state(struct fan *f, size_t i, enum out_st to);
 struct end *dest(struct fan *f, size_t i);
 void check_fan(struct fan *f);
-void report(struct fan *f);
+void report(struct fan *f, int all);
 void failed(struct fan *f, size_t i, int err);
+void failed_lane(struct fan *f, size_t i);
 void count(struct fan *f, size_t i, size_t n);
 void count_zc(struct fan *f, size_t i, size_t n);
 void write_out(struct fan *f, size_t i, size_t off, size_t len);

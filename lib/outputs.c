@@ -69,6 +69,7 @@ set_state(struct fan *f, size_t i, enum out_st to)
 	assert(out_moves[o->st] & TO(to));
 	if (served(o->st) && !served(to))
 		f->live--;
+	f->failing += (to == OUT_FAILED) - (o->st == OUT_FAILED);
 	if (to == OUT_GONE)
 		f->outs[i].fd = -1;
 	o->st = to;
@@ -103,7 +104,9 @@ check_fan(struct fan *f)
 	for (i = 0; i < f->n; i++) {
 		struct out_state *o = st(f, i);
 
-		assert(o->st != OUT_FAILED);
+		/* Failed, and not told yet: a read of GNU's not had by all. */
+		assert(o->st != OUT_FAILED ||
+		    (o->err_at / GNU_CHUNK + 1) * GNU_CHUNK > f->pos);
 		assert(o->st == OUT_GONE || f->outs[i].fd != -1);
 		assert(!in_lane(o->st) || f->lanes != NULL);
 		assert(!served(o->st) || o->given == f->pos);
@@ -134,35 +137,50 @@ drop_failed(struct fan *f)
 			set_state(f, i, OUT_GONE);
 }
 
+/* Return 1 if output error ERR raised a signal held for the lanes that
+ * is due (lanes_fatal): GNU's tee would have ended there. */
+static int
+fatal(struct fan *f, int err)
+{
+	return f->lanes != NULL && lanes_fatal(f->lanes, err);
+}
+
+/* Output I's lane failed: it is FAILED, where its worker says. */
+static void
+lane_failed(struct fan *f, size_t i)
+{
+	struct out_state *o = st(f, i);
+	struct lane_result r;
+
+	lanes_result(f->lanes, o->lane, &r);
+	if (r.err == 0)
+		return;
+	o->err = r.err;
+	o->err_at = r.err_at;
+	set_state(f, i, OUT_FAILED);
+}
+
 /*
- * Tell FAIL of every failure known, in GNU's order (told_before),
- * whichever thread met it first: once the lanes have written what they
- * were given, none can come from before the last one met here.  A
- * failure that raised a held signal ends the telling, as it would have
- * ended GNU's tee: the threads are THREADS_DYING, and the signal ends
- * the process once the lanes are written (stop_lanes).  A stop FAIL
- * asks for ends it too.
+ * Tell FAIL of the failures known, in GNU's order (told_before),
+ * whichever thread met them first: ALL of them, or those that came in an
+ * 8 KiB read of GNU's that every output has had (POS), so that no
+ * failure GNU would tell before them can still come (an output after
+ * them may fail in the same read, and the lanes first write what they
+ * were given).  A failure that raised a held signal ends the telling, as
+ * it would have ended GNU's tee: the threads are THREADS_DYING, and the
+ * signal ends the process once the lanes are written (stop_lanes).  A
+ * stop FAIL asks for ends it too.
  */
 void
-report(struct fan *f)
+report(struct fan *f, int all)
 {
 	size_t i, first;
 
 	if (f->lanes != NULL) {
 		lanes_sync(f->lanes);
-		for (i = 0; i < f->n; i++) {
-			struct out_state *o = st(f, i);
-			struct lane_result r;
-
-			if (!in_lane(o->st))
-				continue;
-			lanes_result(f->lanes, o->lane, &r);
-			if (r.err != 0) {
-				o->err = r.err;
-				o->err_at = r.err_at;
-				set_state(f, i, OUT_FAILED);
-			}
-		}
+		for (i = 0; i < f->n; i++)
+			if (in_lane(st(f, i)->st))
+				lane_failed(f, i);
 	}
 	for (;;) {
 		first = f->n;
@@ -172,11 +190,14 @@ report(struct fan *f)
 				first = i;
 		if (first == f->n)
 			return;
-		if (f->lanes != NULL && lanes_fatal(f->lanes, st(f, first)->err)) {
+		if (fatal(f, st(f, first)->err)) {
 			f->threads = THREADS_DYING;
 			drop_failed(f);
 			return;
 		}
+		if (!all &&
+		    (st(f, first)->err_at / GNU_CHUNK + 1) * GNU_CHUNK > f->pos)
+			return;
 		set_state(f, first, OUT_GONE);
 		if (f->fail(f->ctx, first, st(f, first)->err) == -1) {
 			drop_failed(f);
@@ -190,7 +211,12 @@ report(struct fan *f)
 	}
 }
 
-/* Output I failed with ERR after the bytes it was given: tell. */
+/*
+ * Output I failed with ERR after the bytes it was given.  Without
+ * threads FAIL is told at once (sluice.h); with them, at the end of the
+ * round that completes GNU's read it came in (report), or at once if it
+ * ends the process.
+ */
 void
 failed(struct fan *f, size_t i, int err)
 {
@@ -199,7 +225,17 @@ failed(struct fan *f, size_t i, int err)
 	o->err = err;
 	o->err_at = o->given;
 	set_state(f, i, OUT_FAILED);
-	report(f);
+	if (!(f->flags & SL_FANOUT_THREADS) || fatal(f, err))
+		report(f, 1);
+}
+
+/* The lane of output I said its file failed: FAILED, told as above. */
+void
+failed_lane(struct fan *f, size_t i)
+{
+	lane_failed(f, i);
+	if (fatal(f, st(f, i)->err))
+		report(f, 1);
 }
 
 /* N more bytes went to output I, or into its lane. */
@@ -405,7 +441,12 @@ stop_lanes(struct fan *f)
 	struct lanes *c = f->lanes;
 	size_t i;
 
-	report(f);
+	/* Every failure from the lanes is known; one that raised a held
+	 * signal is told now, with what came before it. */
+	report(f, 0);
+	for (i = 0; i < f->n; i++)
+		if (st(f, i)->st == OUT_FAILED && fatal(f, st(f, i)->err))
+			report(f, 1);
 	for (i = 0; i < f->n; i++) {
 		struct out_state *o = st(f, i);
 		struct lane_result r;

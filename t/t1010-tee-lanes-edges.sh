@@ -88,6 +88,46 @@ for mode in "" -p --output-error=warn; do
 	"
 done
 
+# The files fill up in two different 8 KiB reads of GNU's that one
+# round of tee's holds, the earlier operand in the later read: GNU tells
+# the later operand first.  With threads and without.
+for threads in "" 1; do
+	test_expect_success SMALL_TMPFS "two files full in two of GNU's reads, one round: told in GNU's order${threads:+, SLUICE_THREADS=$threads}" "
+		for t in gnu:\$GNU_TEE sut:tee; do
+			SLUICE_THREADS=$threads tee_in_tmpfs '8200k 8m' \${t#*:} \
+				f1 m1/f2 m2/f3 <\"\$TRASH/in\" >/dev/null \
+				2>err.\${t%%:*} &&
+			mv status status.\${t%%:*} || exit 1
+		done &&
+		test_cmp status.gnu status.sut &&
+		same_messages
+	"
+done
+
+# Rounds smaller than GNU's reads (an output pipe of 4 KiB, the least):
+# the files fill up 4 KiB apart, in one read of GNU's, the later operand
+# in the earlier round: GNU tells them in the order of the operands.
+# pipe4k.py CMD...: CMD's stdout is a pipe of 4 KiB, read to its end.
+test_expect_success SMALL_TMPFS,PYTHON3 "an output pipe of 4 KiB, two files full in one of GNU's reads: told in GNU's order" '
+	$SYS_CAT >pipe4k.py <<-\EOF &&
+	import fcntl, os, subprocess, sys
+	r, w = os.pipe()
+	fcntl.fcntl(w, 1031, 4096)
+	p = subprocess.Popen(sys.argv[1:], stdout=w)
+	os.close(w)
+	while os.read(r, 1 << 16):
+	    pass
+	sys.exit(p.wait())
+	EOF
+	for t in gnu:$GNU_TEE sut:tee; do
+		tee_in_tmpfs "8196k 8m" "$(python3_path)" -I -S pipe4k.py \
+			${t#*:} m1/f2 m2/f3 <"$TRASH/in" 2>err.${t%%:*} &&
+		mv status status.${t%%:*} || exit 1
+	done &&
+	test_cmp status.gnu status.sut &&
+	same_messages
+'
+
 test_expect_success SMALL_TMPFS "two files on one full file system: told in GNU's order" '
 	for t in gnu:$GNU_TEE sut:tee; do
 		tee_in_tmpfs 16m ${t#*:} f1 m1/f2 m1/f3 <"$TRASH/in" \
