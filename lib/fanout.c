@@ -33,6 +33,13 @@
 #define IDLE_MS		1000
 
 /*
+ * An output pipe's size is asked anew each time this much more of the
+ * stream went through: its reader may grow it while tee runs (a reader
+ * that wants speed does, once it starts), and the chunks follow.
+ */
+#define ASK_BYTES	(4L << 20)
+
+/*
  * Give the private pipes and the threads back: an output stalled, or
  * the input went quiet.  The round's chunk, LEN bytes, is in memory;
  * the stream goes on by read/write, and takes pipes again once a read
@@ -356,6 +363,19 @@ give_last(struct fan *f, size_t i, size_t len)
 	return 0;
 }
 
+/* Forget what the output pipes were said to hold: pipe_size asks
+ * again. */
+static void
+ask_pipe_sizes(struct fan *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (served(st(f, i)->st) && f->ends[i].kind == K_PIPE)
+			f->ends[i].size = 0;
+	f->asked = f->pos;
+}
+
 /*
  * Take the next chunk into the chunk pipe, LIM bytes at most.  An input
  * quiet for IDLE_MS has the pipes given back first.  Return 1 to go on
@@ -432,6 +452,8 @@ round_zc(struct fan *f)
 	if (f->mode == MODE_ZC) {
 		if (chunk_warrants(&f->ch, len))
 			start_lanes(f);
+		if (f->pos - f->asked >= ASK_BYTES)
+			ask_pipe_sizes(f);
 		size_chunk_pipe(f);
 	}
 	return 1;

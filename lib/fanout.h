@@ -143,7 +143,7 @@ struct out_state {
 	off_t given;		/* the bytes of the stream it has had */
 	off_t err_at;		/* OUT_FAILED: where in the stream it failed */
 	long room;		/* what it can buffer, as it started (a pipe's
-				   is asked anew), 0 unbounded */
+				   is asked anew: pipe_room), 0 unbounded */
 	int roomy;		/* the round's look (survey) found it room:
 				   its first call need not look again */
 };
@@ -183,6 +183,7 @@ struct fan {
 	int stop;		/* no more rounds: FAIL asked, or DYING */
 	struct end in;
 	off_t pos;		/* the bytes every output served has had */
+	off_t asked;		/* POS when the output pipes' sizes were asked */
 	off_t in_moved;		/* bytes spliced from the input */
 	int gnu_chunks;		/* chunks of GNU_CHUNK, by read/write */
 	enum mode mode;

@@ -115,4 +115,30 @@ test_both_paths PYTHON3,GNU 'packet-mode pipe stdout and files: the packets GNU 
 	done
 '
 
+# A reader that grows its pipe once it has started, after tee has: tee
+# asks the pipe's size anew as the stream goes on, and its chunks grow
+# to the pipe's size (tee(2) calls of more than 64 KiB; from a file,
+# whose reads are not bound by a pipe).  The reader takes 8 MiB, grows
+# its pipe to 1 MiB, then takes the rest.
+test_expect_success SLUICE,ZEROCOPY,STRACE,PYTHON3 'a reader that grows its pipe late: chunks of its size' '
+	head -c 67108864 /dev/zero >big &&
+	strace -qq -o trace -e trace=tee tee /dev/null <big |
+	test_python3 -c "
+import fcntl, os, sys
+left = 8 << 20
+while left > 0:
+    left -= len(os.read(0, min(left, 1 << 16)))
+fcntl.fcntl(0, 1031, 1 << 20)
+n = 8 << 20
+while True:
+    b = os.read(0, 1 << 20)
+    if not b:
+        break
+    n += len(b)
+sys.exit(0 if n == 64 << 20 else 1)
+" &&
+	grep -E "^tee\(.* = [0-9]+$" trace | awk "\$NF > 65536" >big.calls &&
+	test -s big.calls
+'
+
 test_done
