@@ -415,6 +415,12 @@ round_zc(struct fan *f)
 	if (f->ch.copy[0] != -1 && f->ch.copy_size > 0 &&
 	    (size_t)f->ch.copy_size < lim)
 		lim = f->ch.copy_size;
+	/* A chunk that memory could not hold would be lost if it had to go
+	 * there (a write(2) output, a stall): short of memory, smaller
+	 * chunks, as on the read/write path. */
+	while (buf_need(&f->ch, lim) == -1)
+		if ((lim /= 2) < BUF_MIN)
+			return -1;
 	/* What a survey found holds for its round alone. */
 	for (i = 0; i < f->n; i++)
 		st(f, i)->roomy = 0;

@@ -8,17 +8,20 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 
-test_expect_success 'setup: 100,000 numbered lines' '
-	seq 1 100000 >"$TRASH/f"
+test_expect_success 'setup: 100,000 numbered lines; 8 MiB' '
+	seq 1 100000 >"$TRASH/f" &&
+	head -c 8388608 /dev/urandom >"$TRASH/big"
 '
 
 # mem_min CMD...: print the least ulimit -v (KiB, to 8 KiB) under which
-# CMD, stdin f and stdout out, exits 0, between 1 and 64 MiB.
+# CMD, stdin $MEM_IN (f unless set) and stdout out, exits 0, between 1
+# and 64 MiB.
 mem_min() {
 	mm_lo=1024 mm_hi=65536
 	while [ $((mm_hi - mm_lo)) -gt 8 ]; do
 		mm_mid=$(((mm_lo + mm_hi) / 2))
-		if with_ulimit -v $mm_mid "$@" <"$TRASH/f" >out 2>/dev/null; then
+		if with_ulimit -v $mm_mid "$@" <"${MEM_IN:-$TRASH/f}" >out \
+		    2>/dev/null; then
 			mm_hi=$mm_mid
 		else
 			mm_lo=$mm_mid
@@ -39,8 +42,9 @@ mem_as_gnu() {
 	esac &&
 	lim=$(mem_min "$gnu_ref" "$@") &&
 	echo "$gnu_ref $* needs $lim KiB" &&
-	$gnu_ref "$@" <"$TRASH/f" >expect &&
-	with_ulimit -v $((lim + 64)) $gnu "$@" <"$TRASH/f" >actual &&
+	$gnu_ref "$@" <"${MEM_IN:-$TRASH/f}" >expect &&
+	with_ulimit -v $((lim + 64)) $gnu "$@" <"${MEM_IN:-$TRASH/f}" \
+		>actual &&
 	cmp expect actual
 }
 
@@ -71,6 +75,19 @@ if [ "${SLUICE_SAN:-}" != 1 ]; then
 		test_both_paths $p "LC_ALL=$loc: tee FILE works where GNU 9.1 does" '
 			LC_ALL='$loc' && mem_as_gnu tee o1 &&
 			cmp "$TRASH/f" o1
+		'
+		# 8 MiB: past where tee's chunk pipe grows (4 MiB), into
+		# files that take write(2), which need the chunk in memory.
+		test_both_paths $p "LC_ALL=$loc: tee -a F1 F2, 8 MiB, works where GNU 9.1 does" '
+			LC_ALL='$loc' && MEM_IN=$TRASH/big &&
+			lim=$(mem_min sh -c ": >o1 && : >o2 && exec \"\$0\" -a o1 o2" \
+				"$GNU_TEE") &&
+			echo "$GNU_TEE -a o1 o2 needs $lim KiB" &&
+			: >o1 && : >o2 &&
+			with_ulimit -v $((lim + 64)) tee -a o1 o2 <"$TRASH/big" \
+				>actual &&
+			cmp "$TRASH/big" actual &&
+			cmp "$TRASH/big" o1 && cmp "$TRASH/big" o2
 		'
 	done
 
