@@ -85,6 +85,14 @@ struct link {
 #define STEP_MAX	(1u << 20)
 
 /*
+ * How long an input may have nothing to read before the engine gives
+ * back the private pipes it grew for the stream (a link's, the
+ * fan-out's): a burst's pipes are not held through the quiet after it,
+ * against its user's pipe budget (see pipe.c).
+ */
+#define IDLE_MS		1000
+
+/*
  * A read(2) of at least this much shows a stream worth the zero-copy
  * set-up.  It is more than a page, so a packet-mode pipe, whose reads
  * return one packet of at most a page, never qualifies: zero-copy would

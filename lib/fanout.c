@@ -24,13 +24,12 @@
 #include "fanout.h"
 
 /*
- * How long an output may stay full before its reader counts as stalled,
- * and how long the input may have nothing before it counts as quiet:
- * then the private pipes and the threads are given back, and the stream
- * goes on by read/write until it is fast again.
+ * How long an output may stay full before its reader counts as stalled:
+ * then, as when the input is quiet for IDLE_MS (engine.h), the private
+ * pipes and the threads are given back, and the stream goes on by
+ * read/write until it is fast again.
  */
 #define STALL_MS	1000
-#define IDLE_MS		1000
 
 /*
  * An output pipe's size is asked anew each time this much more of the

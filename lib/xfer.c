@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -393,6 +394,25 @@ write_via_bytes(struct link *l)
 }
 
 /*
+ * Before L's next splice into its private pipe, empty between steps: if
+ * the input has had nothing to read for IDLE_MS, give the pipe back and
+ * wait for input holding none (step_via makes a new one, at the size
+ * pipes start with).  A regular file never keeps us waiting.
+ */
+static void
+idle_via(struct link *l)
+{
+	int fd = l->in->fd;
+
+	if (l->via[0] == -1 || l->in->kind == K_FILE ||
+	    wait_fd(fd, POLLIN, 0) == 0 || errno != ETIMEDOUT ||
+	    wait_fd(fd, POLLIN, IDLE_MS) == 0 || errno != ETIMEDOUT)
+		return;
+	close_pair(l->via);
+	wait_fd(fd, POLLIN, -1);
+}
+
+/*
  * Through a private pipe (see choose_path): splice IN into it, then it into
  * OUT.  Which call fails says which side failed.  A refusal by OUT
  * before any byte reached it leaves the chunk in the pipe: it goes out
@@ -404,6 +424,8 @@ step_via(struct link *l, size_t len)
 	struct io_call c;
 	ssize_t n;
 
+	if (l->via_held == 0)
+		idle_via(l);
 	if (l->via[0] == -1) {
 		if (pipe_private(l->via) == -1) {
 			leave_zerocopy(l);	/* no descriptors to spare */

@@ -80,4 +80,65 @@ do
 	done
 done
 
+# quiet.py CMD...: CMD reads a pipe and writes a unix stream socket,
+# which a thread here drains.  8 MiB go in fast, so that CMD's private
+# pipe grows; then nothing until CMD holds no pipe of its own (its input
+# pipe and our end are not close-on-exec: its own are; 30 s at most),
+# then 1 MiB more.  Every byte must come out.
+test_expect_success PYTHON3 'setup: the quiet feeder' '
+	$SYS_CAT >"$TRASH/quiet.py" <<-\EOF
+	import os, socket, subprocess, sys, threading, time
+	data = os.urandom(9 << 20)
+	a, b = socket.socketpair()
+	r, w = os.pipe()
+	p = subprocess.Popen(sys.argv[1:], stdin=r, stdout=b)
+	os.close(r)
+	b.close()
+	got = bytearray()
+	def drain():
+	    while True:
+	        x = a.recv(1 << 20)
+	        if not x:
+	            return
+	        got.extend(x)
+	t = threading.Thread(target=drain)
+	t.start()
+	def own_pipes():
+	    n = 0
+	    for fd in os.listdir("/proc/%d/fd" % p.pid):
+	        try:
+	            if not os.readlink("/proc/%d/fd/%s" % (p.pid, fd)).startswith("pipe:"):
+	                continue
+	            with open("/proc/%d/fdinfo/%s" % (p.pid, fd)) as i:
+	                fl = [l for l in i if l.startswith("flags:")][0]
+	        except OSError:
+	            continue
+	        n += (int(fl.split()[1], 8) & os.O_CLOEXEC) != 0
+	    return n
+	off = 0
+	while off < 8 << 20:
+	    off += os.write(w, data[off:8 << 20])
+	for _ in range(300):
+	    if own_pipes() == 0:
+	        break
+	    time.sleep(0.1)
+	else:
+	    p.kill()
+	    sys.exit("the program held its pipe while its input was quiet")
+	while off < len(data):
+	    off += os.write(w, data[off:])
+	os.close(w)
+	t.join()
+	p.wait()
+	sys.exit(0 if got == data and p.returncode == 0 else "not every byte")
+	EOF
+'
+
+for cmd in cat tee
+do
+	test_expect_success PYTHON3 "a quiet pipe into a socket: $cmd gives its pipe back" "
+		\"\$(python3_path)\" -I -S \"\$TRASH/quiet.py\" $cmd
+	"
+done
+
 test_done
