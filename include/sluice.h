@@ -102,11 +102,13 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * ahead of another by what the engine holds for it (at most 1.5 MiB of
  * pipe per output), and FAIL may be called later than the failure: an
  * output after OUTS[I] may have had the chunk that failed there, and
- * more.  While threads run they block every signal, so that handlers
- * run on the caller's threads; SIGPIPE and SIGXFSZ, where their action
- * would end the process, are blocked on the calling thread, FAIL's
- * calls included, and one raised meanwhile ends the process once the
- * threads have written what they were given.  Setting the environment
+ * more.  The threads block every signal, so that handlers run on the
+ * caller's threads.  With SL_FANOUT_THREADS, while several outputs are
+ * copied, SIGPIPE and SIGXFSZ, where their action would end the
+ * process, are blocked on the calling thread, FAIL's calls included:
+ * one raised meanwhile ends the process once every output has had what
+ * GNU's tee would have given it before it ended, and the threads have
+ * written what they were given.  Setting the environment
  * variable SLUICE_THREADS to N allows at most N threads that copy (1:
  * none but the caller's).
  */

@@ -109,6 +109,29 @@ check_pipes(struct fan *f)
 		wait_input(f, -1);
 }
 
+/*
+ * A held signal is due (struct fan.die_at): every output that has not
+ * had the round's chunk, LEN bytes of the stream from AT in memory at
+ * BUF + OFF, gets of it what GNU's tee had given it before it ended, up
+ * to DIE_AT.  A failure now is told never: the process is ending.
+ */
+static void
+top_up(struct fan *f, off_t at, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		struct out_state *o = st(f, i);
+
+		if (served(o->st) && o->given >= at && o->given < f->die_at &&
+		    f->die_at <= at + (off_t)len)
+			write_out(f, i, off + (o->given - at), off + (f->die_at - at));
+	}
+	for (i = 0; i < f->n; i++)
+		if (st(f, i)->st == OUT_FAILED)
+			set_state(f, i, OUT_GONE);
+}
+
 /* One round of the read/write path: a chunk, or a record (read whole,
  * given out in chunks).  Return 1 to go on, 0 at end of input, -1 with
  * errno set if reading failed. */
@@ -141,6 +164,8 @@ round_rw(struct fan *f)
 		for (i = 0; i < f->n && !f->stop; i++)
 			if (served(st(f, i)->st))
 				write_out(f, i, off, off + k);
+		if (f->die_at != -1)
+			top_up(f, f->pos, off, k);
 		f->pos += k;
 		if (f->failing > 0)
 			report(f, 0);
@@ -446,6 +471,11 @@ round_zc(struct fan *f)
 		if (r == -1)
 			return -1;
 	}
+	if (f->die_at != -1) {
+		if (f->ch.at == AT_PIPE && chunk_to_buf(&f->ch, 0, len) == -1)
+			return -1;
+		top_up(f, f->pos, 0, len);
+	}
 	if (f->stop)
 		return 1;
 	/* The last output failed before it took the chunk: out with it. */
@@ -547,7 +577,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 {
 	struct fan f = {
 		.outs = outs, .n = n, .flags = flags, .fail = fail, .ctx = ctx,
-		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0
+		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1
 	};
 	size_t i, only = 0;
 	int r = 1, saved;
@@ -561,6 +591,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 		return -1;
 	}
 	chunk_init(&f.ch);
+	sigemptyset(&f.held);
 	end_init(&f.in, in);
 	for (i = 0; i < n; i++) {
 		struct out_state *o = st(&f, i);
@@ -580,6 +611,8 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	if (f.live == 1)
 		r = copy_single(&f, only);
 	else if (f.live > 1) {
+		if (flags & SL_FANOUT_THREADS)
+			signals_hold(&f.held);
 		plan_paths(&f);
 		while (r > 0 && f.live > 0 && !f.stop) {
 			check_fan(&f);
@@ -590,6 +623,8 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	report(&f, 1);
 	if (f.lanes != NULL)
 		stop_lanes(&f);
+	/* A held signal due now ends the process. */
+	signals_let(&f.held);
 	chunk_free(&f.ch);
 	free(f.ends);
 	free(f.polls);

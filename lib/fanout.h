@@ -1,12 +1,14 @@
 /*
  * Private to the fan-out, tee's engine: the rounds (lib/fanout.c), what
- * each output is (lib/outputs.c), the chunk and its pipes (lib/chunk.c)
- * and the threads (lib/lanes.c).  doc/design.md, "Fan-out", says how
+ * each output is (lib/outputs.c), the chunk and its pipes (lib/chunk.c),
+ * the threads (lib/lanes.c) and the signals held meanwhile
+ * (lib/signals.c).  doc/design.md, "Fan-out", says how
  * they fit.
  */
 #ifndef SLUICE_FANOUT_H
 #define SLUICE_FANOUT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -111,8 +113,6 @@ int lanes_wait_room(struct lanes *c, size_t k, size_t bytes);
 void lanes_posted(struct lanes *c, size_t k, size_t n);
 void lanes_sync(struct lanes *c);
 void lanes_result(struct lanes *c, size_t k, struct lane_result *r);
-int lanes_fatal(struct lanes *c, int err);
-int lanes_signal_due(struct lanes *c);
 void lanes_stop(struct lanes *c);
 
 /*
@@ -160,14 +160,12 @@ enum mode {
 	MODE_ZC			/* each chunk through the chunk pipe */
 };
 
-/* The fan-out's threads (lanes.c).  LANES is set in RUNNING and DYING. */
+/* The fan-out's threads (lanes.c).  LANES is set in RUNNING alone. */
 enum threads {
 	THREADS_OFF,		/* not allowed */
 	THREADS_READY,		/* allowed: started once the stream warrants */
 	THREADS_NONE,		/* not worth it, or not to be had, for now */
-	THREADS_RUNNING,
-	THREADS_DYING		/* a held signal is due: once they are
-				   written, it ends the process */
+	THREADS_RUNNING
 };
 
 /* A fan-out.  check_fan (outputs.c) says what holds between rounds. */
@@ -180,7 +178,7 @@ struct fan {
 	unsigned flags;		/* SL_FANOUT_* */
 	sl_fail_fn *fail;
 	void *ctx;
-	int stop;		/* no more rounds: FAIL asked, or DYING */
+	int stop;		/* no more rounds: FAIL asked, or dying */
 	struct end in;
 	off_t pos;		/* the bytes every output served has had */
 	off_t asked;		/* POS when the output pipes' sizes were asked */
@@ -190,8 +188,19 @@ struct fan {
 	struct chunk ch;
 	enum threads threads;
 	struct lanes *lanes;
+	sigset_t held;		/* the signals held while it copies */
+	off_t die_at;		/* -1; once a held signal is due, where every
+				   output is to be before it ends the process:
+				   GNU's read that failed starts there */
 	struct pollfd *polls;	/* wait_input's: the input, output pipes */
 };
+
+/* signals.c: the signals held while a fan-out copies. */
+void signals_hold(sigset_t *held);
+void signals_let(const sigset_t *held);
+int signal_due(int sig);
+int signals_fatal(const sigset_t *held, int err);
+int signals_due(const sigset_t *held);
 
 /* outputs.c: what each output is; its failures told in GNU's order. */
 struct out_state *st(struct fan *f, size_t i);

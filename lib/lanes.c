@@ -3,7 +3,7 @@
  * pipe of its own by the fan-out's thread and written out by a worker
  * thread, so that the copies into their page caches run on different
  * CPUs.  Everything about threads is here: how many (lanes_plan), the
- * workers, and the signals while they run.
+ * workers, and their signals.
  *
  * The fan-out duplicates each chunk into a lane with tee(2), which
  * copies no data, only page references; the worker splices the lane
@@ -27,13 +27,9 @@
  * nowhere, so the fan-out never waits on a lane nobody empties.
  *
  * Signals.  A worker is born with every signal blocked: handlers run on
- * the caller's thread, as a caller of a library expects.  While lanes
- * run, SIGPIPE and SIGXFSZ, where their action would end the process,
- * are blocked on the caller's thread too (struct lanes.held): a write
- * into a pipe whose reader left, or into a file past RLIMIT_FSIZE, then
- * fails with EPIPE or EFBIG and the signal waits, so that the process
- * does not end before the lanes are written (the other outputs would
- * hold less than GNU's serial tee gives them).  lanes_stop lets them go.
+ * the caller's thread, as a caller of a library expects, and the two a
+ * write raises, SIGPIPE and SIGXFSZ, are held by the fan-out meanwhile
+ * (signals.c).  A worker's own SIGXFSZ is passed on to the process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -118,8 +114,6 @@ struct lanes {
 	size_t n;
 	struct worker *worker;
 	size_t workers;		/* started */
-	sigset_t held;		/* the signals blocked on the caller's
-				   thread for the lanes' sake */
 };
 
 /*
@@ -250,20 +244,11 @@ next_lane(struct lanes *c, struct worker *w)
 	return NULL;
 }
 
-/* Return 1 if signal SIG, blocked, waits for this thread or the process. */
-static int
-signal_due(int sig)
-{
-	sigset_t due;
-
-	return sigpending(&due) == 0 && sigismember(&due, sig) == 1;
-}
-
 /*
  * A write of this worker's failed with ERR.  A SIGXFSZ it raised waits
  * for this thread alone, which blocks every signal and would end
  * without taking it: pass it on to the process, where a handler runs on
- * another thread, or the fan-out's thread finds it held (lanes_fatal).
+ * another thread, or the fan-out's thread finds it held (signals.c).
  */
 static void
 pass_on_signal(int err)
@@ -312,33 +297,6 @@ work(void *arg)
 	return NULL;
 }
 
-/*
- * Block on this thread the signals that a write may raise and that
- * would end the process (their default action, not blocked already):
- * C->held, until lanes_stop.
- */
-static void
-hold_signals(struct lanes *c)
-{
-	static const int sigs[] = { SIGPIPE, SIGXFSZ };
-	struct sigaction sa;
-	sigset_t before;
-	size_t k;
-
-	sigemptyset(&c->held);
-	for (k = 0; k < sizeof sigs / sizeof *sigs; k++)
-		if (sigaction(sigs[k], NULL, &sa) == 0 &&
-		    sa.sa_handler == SIG_DFL)
-			sigaddset(&c->held, sigs[k]);
-	if (pthread_sigmask(SIG_BLOCK, &c->held, &before) != 0) {
-		sigemptyset(&c->held);
-		return;
-	}
-	for (k = 0; k < sizeof sigs / sizeof *sigs; k++)
-		if (sigismember(&before, sigs[k]) == 1)
-			sigdelset(&c->held, sigs[k]);
-}
-
 /* Free C, its lanes closed and its workers joined or never started. */
 static void
 lanes_free(struct lanes *c)
@@ -360,16 +318,14 @@ lanes_free(struct lanes *c)
 
 /*
  * Let every lane's worker move what it was given, join the workers,
- * close the lanes, free C, and let the held signals go: one that came
- * meanwhile ends the process now.  A worker whose output blocks is
- * waited for, as a serial tee would wait to write: what each output was
- * given, it gets.  Whatever the fan-out wants to know of the lanes
+ * close the lanes and free C.  A worker whose output blocks is waited
+ * for, as a serial tee would wait to write: what each output was given,
+ * it gets.  Whatever the fan-out wants to know of the lanes
  * (lanes_result) it asks before.
  */
 void
 lanes_stop(struct lanes *c)
 {
-	sigset_t held = c->held;
 	size_t i;
 
 	pthread_mutex_lock(&c->lock);
@@ -380,7 +336,6 @@ lanes_stop(struct lanes *c)
 	for (i = 0; i < c->workers; i++)
 		pthread_join(c->worker[i].tid, NULL);
 	lanes_free(c);
-	pthread_sigmask(SIG_UNBLOCK, &held, NULL);
 }
 
 /* Start C's workers, every signal blocked from their first instruction.
@@ -471,13 +426,10 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 	}
 	if (err != 0)
 		lanes_free(c);
-	else {
-		/* Before the workers start: they must not end us either. */
-		hold_signals(c);
-		if ((err = start_workers(c, workers)) == 0)
-			return c;
+	else if ((err = start_workers(c, workers)) == 0)
+		return c;
+	else
 		lanes_stop(c);
-	}
 	errno = err;
 	return NULL;
 }
@@ -574,26 +526,4 @@ lanes_result(struct lanes *c, size_t k, struct lane_result *r)
 	r->fell_back = l->rw;
 	r->proven = l->proven;
 	pthread_mutex_unlock(&c->lock);
-}
-
-/*
- * Return 1 if the output error ERR raised a signal held for the lanes
- * that would end the process (EPIPE: SIGPIPE; EFBIG: SIGXFSZ), and it
- * is due: GNU's tee would have ended there.
- */
-int
-lanes_fatal(struct lanes *c, int err)
-{
-	int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
-
-	return sig != 0 && sigismember(&c->held, sig) == 1 && signal_due(sig);
-}
-
-/* Return 1 if a signal held for the lanes is due: the process ends once
- * they are written (a callback's own write may have raised it). */
-int
-lanes_signal_due(struct lanes *c)
-{
-	return (sigismember(&c->held, SIGPIPE) == 1 && signal_due(SIGPIPE)) ||
-	    (sigismember(&c->held, SIGXFSZ) == 1 && signal_due(SIGXFSZ));
 }

@@ -95,8 +95,8 @@ check_fan(struct fan *f)
 {
 	size_t i, live = 0;
 
-	assert((f->lanes != NULL) == (f->threads == THREADS_RUNNING ||
-	    f->threads == THREADS_DYING));
+	assert((f->lanes != NULL) == (f->threads == THREADS_RUNNING));
+	assert(f->die_at == -1 || f->stop);
 	assert((f->mode == MODE_ZC) == chunk_is_open(&f->ch));
 	assert(f->mode != MODE_ZC || f->ch.carry == 0);
 	assert(!f->gnu_chunks || (f->mode == MODE_RW &&
@@ -137,12 +137,27 @@ drop_failed(struct fan *f)
 			set_state(f, i, OUT_GONE);
 }
 
-/* Return 1 if output error ERR raised a signal held for the lanes that
- * is due (lanes_fatal): GNU's tee would have ended there. */
+/* Return 1 if output error ERR raised a signal held that is due
+ * (signals_fatal): GNU's tee would have ended there. */
 static int
 fatal(struct fan *f, int err)
 {
-	return f->lanes != NULL && lanes_fatal(f->lanes, err);
+	return signals_fatal(&f->held, err);
+}
+
+/*
+ * A held signal is due, raised by the failure of output I (or by FAIL's
+ * own write, I the count of outputs): no more rounds, no more telling.
+ * Every output is to have had what GNU's would when it died, the reads
+ * before the one that failed (DIE_AT, see top_up), then the lanes are
+ * written, and the signal, let go, ends the process.
+ */
+static void
+dying(struct fan *f, size_t i)
+{
+	f->die_at = i < f->n ? st(f, i)->err_at / GNU_CHUNK * GNU_CHUNK :
+	    f->pos;
+	drop_failed(f);
 }
 
 /* Output I's lane failed: it is FAILED, where its worker says. */
@@ -167,9 +182,8 @@ lane_failed(struct fan *f, size_t i)
  * failure GNU would tell before them can still come (an output after
  * them may fail in the same read, and the lanes first write what they
  * were given).  A failure that raised a held signal ends the telling, as
- * it would have ended GNU's tee: the threads are THREADS_DYING, and the
- * signal ends the process once the lanes are written (stop_lanes).  A
- * stop FAIL asks for ends it too.
+ * it would have ended GNU's tee (dying).  A stop FAIL asks for ends it
+ * too.
  */
 void
 report(struct fan *f, int all)
@@ -191,8 +205,7 @@ report(struct fan *f, int all)
 		if (first == f->n)
 			return;
 		if (fatal(f, st(f, first)->err)) {
-			f->threads = THREADS_DYING;
-			drop_failed(f);
+			dying(f, first);
 			return;
 		}
 		if (!all &&
@@ -203,9 +216,8 @@ report(struct fan *f, int all)
 			drop_failed(f);
 			return;
 		}
-		if (f->lanes != NULL && lanes_signal_due(f->lanes)) {
-			f->threads = THREADS_DYING;
-			drop_failed(f);
+		if (signals_due(&f->held)) {
+			dying(f, f->n);
 			return;
 		}
 	}
@@ -433,7 +445,6 @@ start_lanes(struct fan *f)
  * Let the workers write what their lanes were given, tell their
  * failures, and end them: the outputs they served are this thread's
  * again, each in the state its worker leaves it (struct lane_result).
- * In THREADS_DYING the held signal then ends the process.
  */
 void
 stop_lanes(struct fan *f)
@@ -458,7 +469,6 @@ stop_lanes(struct fan *f)
 		    r.proven || o->st == OUT_LANE ? OUT_ZC : OUT_ZC_NEW);
 	}
 	f->lanes = NULL;
-	f->threads = f->threads == THREADS_RUNNING ? THREADS_READY :
-	    THREADS_OFF;
+	f->threads = THREADS_READY;
 	lanes_stop(c);
 }

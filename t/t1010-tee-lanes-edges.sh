@@ -151,6 +151,39 @@ test_expect_success "three files past the size limit, SIGXFSZ ignored: told in G
 	same_messages
 '
 
+# RLIMIT_FSIZE not a multiple of GNU's 8 KiB, SIGXFSZ at its default,
+# standard output the first file to reach it: SIGXFSZ ends tee, but
+# every file after it holds at least what GNU's holds, the reads before
+# the one that failed, with threads and without, from a file and a pipe.
+for threads in "" 1; do
+	test_expect_success "SIGXFSZ ends tee: every file holds at least GNU's${threads:+, SLUICE_THREADS=$threads}" "
+		for how in file pipe; do
+			for t in gnu:\$GNU_TEE sut:tee; do
+				rm -f o f1 f2 f3 &&
+				if [ \$how = file ]; then
+					SLUICE_THREADS=$threads env --default-signal=XFSZ \
+						prlimit --fsize=20000000 \${t#*:} f1 f2 f3 \
+						<\"\$TRASH/in\" >o 2>err.\${t%%:*}
+				else
+					\$SYS_CAT \"\$TRASH/in\" |
+					SLUICE_THREADS=$threads env --default-signal=XFSZ \
+						prlimit --fsize=20000000 \${t#*:} f1 f2 f3 \
+						>o 2>err.\${t%%:*}
+				fi
+				echo \$? >status.\${t%%:*} &&
+				for f in o f1 f2 f3; do
+					test_is_prefix \$f \"\$TRASH/in\" &&
+					test_file_size \$f || exit 1
+				done >sizes.\${t%%:*} || exit 1
+			done &&
+			test_cmp status.gnu status.sut &&
+			test_cmp err.gnu err.sut &&
+			paste sizes.gnu sizes.sut >both &&
+			awk '\$2 < \$1 { exit 1 }' both || exit 1
+		done
+	"
+done
+
 # The file on a 16 MiB tmpfs fills up on its thread; the reader of
 # standard output, a little past 16 MiB, waits for that file to be full
 # and leaves: SIGPIPE ends tee, as GNU's, but not before tee has told of
