@@ -1,8 +1,9 @@
 /*
  * "Copy one input to many outputs": the engine of tee.  This file holds
  * the rounds; what each output is and the telling of failures are
- * outputs.c's, the private pipes of a chunk chunk.c's, the threads
- * lanes.c's.  The why of it all: doc/design.md, "Fan-out".
+ * outputs.c's, the private pipes of a chunk chunk.c's, when it waits
+ * watch.c's, the threads lanes.c's, the signals signals.c's.  The why
+ * of it all: doc/design.md, "Fan-out".
  *
  * Data moves in rounds: a chunk of the input is given to every output,
  * in the order of the outputs, before the next chunk is taken (GNU
@@ -22,14 +23,6 @@
 #include <string.h>
 
 #include "fanout.h"
-
-/*
- * How long an output may stay full before its reader counts as stalled:
- * then, as when the input is quiet for IDLE_MS (engine.h), the private
- * pipes and the threads are given back, and the stream goes on by
- * read/write until it is fast again.
- */
-#define STALL_MS	1000
 
 /*
  * An output pipe's size is asked anew each time this much more of the
@@ -55,58 +48,6 @@ give_back(struct fan *f, size_t len)
 	if (f->lanes != NULL)
 		stop_lanes(f);
 	return 0;
-}
-
-/* Return 1 if output I can take part in wait_input's watch: an output
- * pipe, with SL_FANOUT_PIPE_CHECK. */
-static int
-watched(struct fan *f, size_t i)
-{
-	return (f->flags & SL_FANOUT_PIPE_CHECK) && served(st(f, i)->st) &&
-	    f->ends[i].kind == K_PIPE;
-}
-
-/*
- * Wait until the input has bytes to read (or its end), MS milliseconds
- * at most (-1: for ever).  An output watched (see watched) whose reader
- * left meanwhile fails with EPIPE at once, as a write to it would (GNU
- * 9.2's tee -p): a tee whose outputs are all broken pipes ends without
- * waiting for input.  Return 1 when the input is ready, when no output
- * is left, or when the wait failed (the read will wait); 0 when MS
- * passed first.
- */
-static int
-wait_input(struct fan *f, int ms)
-{
-	for (;;) {
-		size_t i, m = 1;
-		int r;
-
-		f->polls[0] = (struct pollfd){ .fd = f->in.fd, .events = POLLIN };
-		for (i = 0; i < f->n; i++)
-			if (watched(f, i))
-				f->polls[m++] = (struct pollfd){
-				    .fd = f->outs[i].fd };
-		if ((r = wait_any(f->polls, m, ms)) <= 0)
-			return r == 0 ? 0 : 1;
-		if (f->polls[0].revents != 0)
-			return 1;
-		for (i = 0, m = 1; i < f->n && !f->stop; i++)
-			if (watched(f, i) && (f->polls[m++].revents &
-			    (POLLERR | POLLHUP | POLLNVAL)))
-				failed(f, i, EPIPE);
-		if (f->live == 0 || f->stop)
-			return 1;
-	}
-}
-
-/* Before a read that may wait: with SL_FANOUT_PIPE_CHECK, wait_input,
- * for ever.  A regular file never keeps us waiting. */
-static void
-check_pipes(struct fan *f)
-{
-	if ((f->flags & SL_FANOUT_PIPE_CHECK) && f->in.kind != K_FILE)
-		wait_input(f, -1);
 }
 
 /*
@@ -180,66 +121,6 @@ round_rw(struct fan *f)
 		size_chunk_pipe(f);
 	}
 	return 1;
-}
-
-/* Return 1 if output I may wait on its reader: a pipe or a socket of
- * its own (a lane never does: its worker empties it). */
-static int
-may_stall(struct fan *f, size_t i)
-{
-	enum kind k = f->ends[i].kind;
-
-	return (k == K_PIPE || k == K_SOCKET) && !in_lane(st(f, i)->st);
-}
-
-/*
- * One look, without waiting, at the input and at every output that may
- * stall: whether the input has bytes to read (a regular file always
- * has), and which outputs have room (struct out_state.roomy), so that
- * the round's calls need not look again.  One poll(2) a round, however
- * many outputs.  Return 1 if the input is ready.
- */
-static int
-survey(struct fan *f)
-{
-	size_t i, m = 1;
-	int ready;
-
-	f->polls[0] = (struct pollfd){ .fd = f->in.fd, .events = POLLIN };
-	for (i = 0; i < f->n; i++)
-		if (served(st(f, i)->st) && may_stall(f, i))
-			f->polls[m++] = (struct pollfd){ .fd = f->outs[i].fd,
-			    .events = POLLOUT };
-	/* A failed look finds nothing ready: the calls look again. */
-	if (wait_any(f->polls, m, 0) == -1)
-		for (i = 0; i < m; i++)
-			f->polls[i].revents = 0;
-	ready = f->in.kind == K_FILE || f->polls[0].revents != 0;
-	for (i = 0, m = 1; i < f->n; i++)
-		if (served(st(f, i)->st) && may_stall(f, i))
-			st(f, i)->roomy = f->polls[m++].revents != 0;
-	return ready;
-}
-
-/*
- * Before zero-copy gives output I more: if it may stall and has no room
- * (the round's survey found it some: that once, no look), wait for
- * room; return 1 if none came within STALL_MS (its reader stalled: the
- * caller moves the chunk to memory and gives the pipes back), else 0.
- */
-static int
-output_stalled(struct fan *f, size_t i)
-{
-	int fd = f->ends[i].fd;
-
-	if (st(f, i)->roomy) {
-		st(f, i)->roomy = 0;
-		return 0;
-	}
-	/* 0 on room, or on an error the next call will meet. */
-	return may_stall(f, i) &&
-	    wait_fd(fd, POLLOUT, 0) == -1 && errno == ETIMEDOUT &&
-	    wait_fd(fd, POLLOUT, STALL_MS) == -1 && errno == ETIMEDOUT;
 }
 
 /*

@@ -1,8 +1,8 @@
 /*
  * Private to the fan-out, tee's engine: the rounds (lib/fanout.c), what
  * each output is (lib/outputs.c), the chunk and its pipes (lib/chunk.c),
- * the threads (lib/lanes.c) and the signals held meanwhile
- * (lib/signals.c).  doc/design.md, "Fan-out", says how
+ * when it waits (lib/watch.c), the threads (lib/lanes.c) and the signals
+ * held meanwhile (lib/signals.c).  doc/design.md, "Fan-out", says how
  * they fit.
  */
 #ifndef SLUICE_FANOUT_H
@@ -201,6 +201,12 @@ void signals_let(const sigset_t *held);
 int signal_due(int sig);
 int signals_fatal(const sigset_t *held, int err);
 int signals_due(const sigset_t *held);
+
+/* watch.c: when the fan-out waits, and on what. */
+int survey(struct fan *f);
+int output_stalled(struct fan *f, size_t i);
+int wait_input(struct fan *f, int ms);
+void check_pipes(struct fan *f);
 
 /* outputs.c: what each output is; its failures told in GNU's order. */
 struct out_state *st(struct fan *f, size_t i);
