@@ -22,6 +22,7 @@
  * decides when.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 
 #include "sluice.h"
@@ -42,6 +43,7 @@ chunk_open(struct chunk *ch)
 		return -1;
 	end_init(&ch->end, ch->pipe[1]);
 	ch->want = pipe_size(&ch->end);
+	ch->denied = 0;
 	ch->held = 0;
 	return 0;
 }
@@ -68,9 +70,14 @@ chunk_size(struct chunk *ch)
 void
 chunk_resize(struct chunk *ch, long want)
 {
-	if (want == chunk_size(ch) || ch->held > 0 ||
-	    pipe_resize(&ch->end, want) == -1)
+	if (want == chunk_size(ch) || want == ch->denied || ch->held > 0)
 		return;
+	if (pipe_resize(&ch->end, want) == -1) {
+		/* Over pipe-max-size or the user's quota: asked once. */
+		if (errno == EPERM || errno == ENOMEM)
+			ch->denied = want;
+		return;
+	}
 	if (ch->copy[0] != -1)
 		ch->copy_size = pipe_grow_to(ch->copy[1], ch->end.size);
 }

@@ -219,7 +219,12 @@ int handoff_send(struct handoff *h, int fd);
 void handoff_free(struct handoff *h);
 
 /* pipe.c */
+struct pace {			/* a stream's last second: pace_slow */
+	off_t pos;		/* where it was */
+	long long ms;		/* when, or 0 */
+};
 long long clock_ms(void);
+int pace_slow(struct pace *p, off_t pos);
 long pipe_size(struct end *e);
 long pipe_grow_to(int fd, long want);
 int pipe_warranted(struct end *e, size_t n);

@@ -118,6 +118,7 @@ round_rw(struct fan *f)
 			return 1;
 		}
 		f->mode = MODE_ZC;
+		f->pace = (struct pace){ 0 };
 		size_chunk_pipe(f);
 	}
 	return 1;
@@ -365,13 +366,17 @@ round_zc(struct fan *f)
 	f->pos += len;
 	if (f->failing > 0)
 		report(f, 0);
-	if (f->mode == MODE_ZC) {
-		if (chunk_warrants(&f->ch, len))
-			start_lanes(f);
-		if (f->pos - f->asked >= ASK_BYTES)
-			ask_pipe_sizes(f);
-		size_chunk_pipe(f);
-	}
+	if (f->mode != MODE_ZC)
+		return 1;
+	/* A stream that went slow (a trickle, a reader that crawls) gives
+	 * back what it took, as a quiet or a stalled one does. */
+	if (pace_slow(&f->pace, f->pos))
+		return give_back(f, 0) == -1 ? -1 : 1;
+	if (chunk_warrants(&f->ch, len))
+		start_lanes(f);
+	if (f->pos - f->asked >= ASK_BYTES)
+		ask_pipe_sizes(f);
+	size_chunk_pipe(f);
 	return 1;
 }
 

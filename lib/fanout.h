@@ -58,6 +58,8 @@ struct chunk {
 	int pipe[2];		/* the chunk pipe: the input spliced in */
 	struct end end;		/* its write end, for its size */
 	long want;		/* the size its traffic warrants */
+	long denied;		/* a size the kernel refused, or 0: not
+				   asked for again (a pipe quota spent) */
 	size_t held;		/* bytes in it */
 	int copy[2];		/* the copy pipe: a duplicate of the chunk */
 	long copy_size;		/* its capacity */
@@ -182,6 +184,7 @@ struct fan {
 	struct end in;
 	off_t pos;		/* the bytes every output served has had */
 	off_t asked;		/* POS when the output pipes' sizes were asked */
+	struct pace pace;	/* the zero-copy path's last second */
 	off_t in_moved;		/* bytes spliced from the input */
 	int gnu_chunks;		/* chunks of GNU_CHUNK, by read/write */
 	enum mode mode;

@@ -93,6 +93,32 @@ pipe_warranted(struct end *e, size_t n)
 	return 1;
 }
 
+/*
+ * The stream has reached POS: return 1 when a second (GROW_MS) has gone
+ * by in which it moved less than a quarter of what warrants a pipe's
+ * growth: what was grown for it is to be given back, as it would not
+ * have been grown.  P keeps where that second started; the clock is
+ * read once a call (the coarse one).
+ */
+int
+pace_slow(struct pace *p, off_t pos)
+{
+	long long t = clock_ms();
+	int slow;
+
+	if (p->ms == 0 || t - p->ms < GROW_MS) {
+		if (p->ms == 0) {
+			p->ms = t;
+			p->pos = pos;
+		}
+		return 0;
+	}
+	slow = pos - p->pos < GROW_BYTES / 4;
+	p->ms = t;
+	p->pos = pos;
+	return slow;
+}
+
 /* Zero-copy just moved N bytes into pipe E, an output or a private
  * pipe: grow it to PIPE_MAX, or what is granted, once the traffic
  * warrants it. */

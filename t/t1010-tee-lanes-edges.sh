@@ -275,4 +275,48 @@ test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads
 	fi
 '
 
+# A burst, then a trickle (a line each 0.3 s, never quiet for a second):
+# tee gives back what it grew all the same, within 30 s, while the
+# trickle goes on, and every byte reaches every output.
+test_expect_success PYTHON3 'a burst, then a trickle: tee gives back its pipes and threads' '
+	$SYS_CAT >trickle.py <<-\EOF &&
+	import os, sys, time
+	pid, fifo, src = sys.argv[1], sys.argv[2], sys.argv[3]
+	def private_pipes():
+	    n = 0
+	    for fd in os.listdir("/proc/%s/fd" % pid):
+	        try:
+	            if not os.readlink("/proc/%s/fd/%s" % (pid, fd)).startswith("pipe:"):
+	                continue
+	            with open("/proc/%s/fdinfo/%s" % (pid, fd)) as i:
+	                fl = [l for l in i if l.startswith("flags:")][0]
+	        except OSError:
+	            continue
+	        n += (int(fl.split()[1], 8) & os.O_CLOEXEC) != 0
+	    return n
+	data = open(src, "rb").read()
+	out = os.open(fifo, os.O_WRONLY)
+	off = 0
+	while off < 32 << 20:
+	    off += os.write(out, data[off:32 << 20])
+	for _ in range(100):
+	    os.write(out, data[off:off + 80])
+	    off += 80
+	    if private_pipes() == 0 and len(os.listdir("/proc/%s/task" % pid)) == 1:
+	        break
+	    time.sleep(0.3)
+	else:
+	    sys.exit("tee %s held on to what it grew while the input trickled" % pid)
+	while off < len(data):
+	    off += os.write(out, data[off:])
+	EOF
+	mkfifo fin &&
+	{ tee f1 f2 f3 <fin >out & } &&
+	test_python3 trickle.py $! fin "$TRASH/in" &&
+	wait $! &&
+	for f in f1 f2 f3 out; do
+		test_cmp "$TRASH/in" $f || exit 1
+	done
+'
+
 test_done

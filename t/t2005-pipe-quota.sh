@@ -143,4 +143,31 @@ test_expect_success $Q,SLUICE,ZEROCOPY 'a fast stream through cat still gets a 5
 '
 
 quota_stop >/dev/null
+# The quota spent (pipes of the uid's own grown to 1 MiB until the next
+# growth is refused): tee, asking to grow its chunk pipe, is refused, and
+# asks again only for another size, not at every chunk, and loses
+# nothing.
+test_expect_success $Q,STRACE,SLUICE,ZEROCOPY 'the quota spent: a refused growth is not asked for again' '
+	head -c 41943040 /dev/zero >in &&
+	chmod 0644 in && chmod 0777 . &&
+	as_quota python3 -c "
+import fcntl, os, subprocess, sys
+held = []
+while len(held) < 4096:
+    r, w = os.pipe()
+    held.append((r, w))
+    try:
+        fcntl.fcntl(w, 1031, 1 << 20)
+    except OSError:
+        break
+sys.exit(subprocess.call([\"strace\", \"-f\", \"-qq\", \"-o\", \"$PWD/trace\",
+    \"-e\", \"trace=fcntl\", \"tee\", \"$PWD/f1\"], stdin=open(\"$PWD/in\"),
+    stdout=subprocess.DEVNULL))
+" &&
+	cmp in f1 &&
+	grep "F_SETPIPE_SZ.*= -1 EPERM" trace >refused &&
+	echo "$(wc -l <refused) growths refused" &&
+	test "$(wc -l <refused)" -le 16
+'
+
 test_done
