@@ -22,6 +22,7 @@
 
 #include "sluice.h"
 #include "engine.h"
+#include "fanout.h"
 
 #define MAXOUT	6
 #define HDR	6
@@ -228,9 +229,9 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			fprintf(stderr, "output %zu dropped\n", i);
 			abort();
 		}
-		if (out_state(&outs[i])->moved != (off_t)len) {
+		if (out_state(&outs[i])->given != (off_t)len) {
 			fprintf(stderr, "output %zu: moved %lld of %zu\n", i,
-			    (long long)out_state(&outs[i])->moved, len);
+			    (long long)out_state(&outs[i])->given, len);
 			abort();
 		}
 		if (kind[i] == O_FILE || kind[i] == O_APPENDF)

@@ -212,6 +212,7 @@ int wait_input(struct fan *f, int ms);
 void check_pipes(struct fan *f);
 
 /* outputs.c: what each output is; its failures told in GNU's order. */
+struct out_state *out_state(struct sl_out *o);
 struct out_state *st(struct fan *f, size_t i);
 int served(enum out_st s);
 int zerocopy(enum out_st s);

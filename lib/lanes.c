@@ -395,15 +395,17 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 
 	if (c == NULL)
 		return NULL;
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->room, NULL);
 	c->lane = calloc(n, sizeof *c->lane);
 	c->worker = calloc(workers, sizeof *c->worker);
 	if (c->lane == NULL || c->worker == NULL) {
-		lanes_free(c);
+		free(c->lane);
+		free(c->worker);
+		free(c);
 		errno = ENOMEM;
 		return NULL;
 	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->room, NULL);
 	while (size * (long)n > LANES_BUDGET)
 		size /= 2;
 	for (i = 0; i < n && err == 0; c->n = ++i) {

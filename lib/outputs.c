@@ -34,9 +34,15 @@ _Static_assert(sizeof(struct out_state) <=
     sizeof(((struct sl_out *)0)->engine), "struct out_state fits sl_out");
 
 struct out_state *
+out_state(struct sl_out *o)
+{
+	return (struct out_state *)(void *)o->engine.bytes;
+}
+
+struct out_state *
 st(struct fan *f, size_t i)
 {
-	return (struct out_state *)(void *)f->outs[i].engine.bytes;
+	return out_state(&f->outs[i]);
 }
 
 /* Return 1 if output state S is served: it gets the chunks. */
