@@ -19,7 +19,7 @@
 struct stat;
 
 /* The one source of the version number: the Makefile reads it here. */
-#define SLUICE_VERSION "0.2.0"
+#define SLUICE_VERSION "0.3.0"
 
 /* Which descriptor of a copy failed, or that memory did (ENOMEM: not
  * even a small buffer could be had; GNU says "memory exhausted"). */
