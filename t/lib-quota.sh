@@ -22,8 +22,9 @@ test_lazy_prereq QUOTA_SETUID '
 '
 
 # QUOTA_COPY: QUOTA_UID can run the copy of yes, tee and cat in
-# QUOTA_BIN.  Missing where the scratch directory ($TMPDIR) is private
-# to its owner: the copy cannot be reached there.
+# QUOTA_BIN, and test-lib's strace shim of the sanitizer build, if any.
+# Missing where the scratch directory ($TMPDIR) is private to its owner:
+# the copy cannot be reached there.
 test_lazy_prereq QUOTA_COPY '
 	test_have_prereq QUOTA_SETUID &&
 	chmod 0711 "$TRASH" && mkdir -m 0755 "$QUOTA_BIN" &&
@@ -31,7 +32,10 @@ test_lazy_prereq QUOTA_COPY '
 		cp "$BIN_DIR/$c" "$QUOTA_BIN/$c" &&
 		chmod 0755 "$QUOTA_BIN/$c" &&
 		as_quota "$QUOTA_BIN/$c" --version || return 1
-	done
+	done &&
+	if test -x "$TRASH/bin/strace"; then
+		cp "$TRASH/bin/strace" "$QUOTA_BIN/strace"
+	fi
 '
 
 # QUOTA_PYTHON3: QUOTA_UID can run the system's python3.
