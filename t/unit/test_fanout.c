@@ -597,14 +597,15 @@ TEST(stall_interrupted)
 	struct sl_out o[3];
 	struct log l = { 0 };
 	pid_t reader, me = getpid();
-	int in, p[2], status, r, before;
+	int in, p[2], status, r, before, pipes;
 
 	unsetenv("SLUICE_ZEROCOPY");
 	make_data(32 << 20);
 	in = feeder(65536);
 	xpipe(p);
-	/* The threads the process runs already (a sanitizer's own). */
-	own_pipes(me, &before);
+	/* The pipes and threads the process has already (a sanitizer's
+	 * own, valgrind's scheduler lock). */
+	pipes = own_pipes(me, &before);
 	if ((reader = xfork()) == 0) {
 		static char buf[1 << 16];
 		int fd = open("p0", O_WRONLY | O_CREAT | O_TRUNC, 0600), t, i;
@@ -615,7 +616,8 @@ TEST(stall_interrupted)
 		while (got < (8u << 20) && (n = read(p[0], buf, sizeof buf)) > 0)
 			if (write_all(fd, buf, n) == 0)
 				got += n;
-		for (i = 0; i < 300 && (own_pipes(me, &t) != 0 || t != before);
+		for (i = 0; i < 300 && (own_pipes(me, &t) != pipes ||
+		    t != before);
 		    i++)
 			usleep(100000);
 		if (i == 300)
