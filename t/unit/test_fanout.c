@@ -616,9 +616,8 @@ TEST(stall_interrupted)
 		while (got < (8u << 20) && (n = read(p[0], buf, sizeof buf)) > 0)
 			if (write_all(fd, buf, n) == 0)
 				got += n;
-		for (i = 0; i < 300 && (own_pipes(me, &t) != pipes ||
-		    t != before);
-		    i++)
+		for (i = 0; i < 300 &&
+		    (own_pipes(me, &t) != pipes || t != before); i++)
 			usleep(100000);
 		if (i == 300)
 			_exit(3);
@@ -641,7 +640,7 @@ TEST(stall_interrupted)
 	close(in);
 	waitpid(reader, &status, 0);
 	reap();
-	ok(r == 0 && l.calls == 0 && WIFEXITED(status) &&
+	ok(pipes >= 0 && r == 0 && l.calls == 0 && WIFEXITED(status) &&
 	    WEXITSTATUS(status) == 0 && holds("p0", NULL) &&
 	    holds("f1", NULL) && holds("f2", NULL),
 	    "a stall seen through a signal every 10 ms: the pipes and "
