@@ -132,12 +132,14 @@ struct io_call {
 	size_t len;
 	int side;		/* after -1: SL_INPUT, SL_OUTPUT, or 0 */
 	int waiting;		/* after -1: 1 if poll(2) failed, not the call */
+	int nowait;		/* splice, tee: a pipe not ready is not waited
+				   for (SPLICE_F_NONBLOCK): EAGAIN is returned */
 };
 
 /*
  * Run C's call until it moves something or fails for real.  EINTR is
  * retried; EAGAIN is waited out in poll(2) on the side that is not
- * ready (wait_either for two descriptors).  Return:
+ * ready (wait_either for two descriptors), unless C->nowait.  Return:
  *   > 0  the count, maybe short of C->len (io_move_all loops on it);
  *        IO_PEEK's is the whole length of the record it peeked at,
  *        maybe more than C->len (not for io_move_all);
@@ -154,7 +156,8 @@ struct io_call {
  *        for splice, tee and copy_file_range, with C->side 0: which
  *        descriptor the error is about, the caller knows (xfer.c).
  *        A write or vmsplice that takes nothing and says nothing fails
- *        with ENOSPC on SL_OUTPUT, as GNU's full_write has it.
+ *        with ENOSPC on SL_OUTPUT, as GNU's full_write has it.  With
+ *        C->nowait, EAGAIN: a pipe was not ready, nothing waited.
  */
 ssize_t io_move(struct io_call *c);
 /*
@@ -238,6 +241,8 @@ ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
 ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup);
+ssize_t xfer_pipe_try(struct io_call *c, int in, int out, size_t len,
+    int dup);
 ssize_t read_input(const struct end *in, char **buf, size_t *size,
     size_t want);
 int zerocopy_refused(const struct io_call *c, off_t moved);

@@ -141,6 +141,42 @@ refused(struct fan *f, size_t i, ssize_t k, struct io_call *c)
 	return 0;
 }
 
+/* A zero-copy verb of chunk.c that moves the chunk into an output. */
+typedef ssize_t move_fn(struct chunk *ch, int fd, size_t len, int nowait,
+    struct io_call *c);
+
+/* move_out's sentinel: the output's reader stalled. */
+#define STALLED	(-2)
+
+/*
+ * Move up to LEN bytes of the chunk into output I by MOVE.  An output
+ * that tells by itself (output_tells: a pipe) is not looked at first:
+ * the call says EAGAIN if it is full, and only then does the round wait
+ * for room; a socket is looked at first (output_stalled).  If a look
+ * fails, the call waits in the kernel, and the stall goes unseen.
+ * Return the count, or -1 with errno set and C saying how, or STALLED
+ * if no room came within STALL_MS.
+ */
+static ssize_t
+move_out(struct fan *f, size_t i, move_fn *move, size_t len,
+    struct io_call *c)
+{
+	int tells = output_tells(f, i), look = !tells, r;
+	ssize_t k;
+
+	for (;;) {
+		if (look && (r = output_stalled(f, i)) == 1)
+			return STALLED;
+		/* A look that failed leaves the wait to the call. */
+		if (look && r == -1)
+			tells = 0;
+		k = move(&f->ch, dest(f, i)->fd, len, tells, c);
+		if (k != -1 || errno != EAGAIN || !tells)
+			return k;
+		look = 1;
+	}
+}
+
 /*
  * Splice the copy pipe, holding the chunk's bytes OFF..LEN, into output
  * I.  Whatever is left in the copy pipe goes to memory.  Return 0, or
@@ -151,18 +187,16 @@ copy_to_output(struct fan *f, size_t i, size_t off, size_t len)
 {
 	while (off < len && served(st(f, i)->st)) {
 		struct io_call c;
-		ssize_t k = 0;
-		int stall = output_stalled(f, i);
+		ssize_t k = move_out(f, i, copy_splice, len - off, &c);
 
-		if (!stall && (k = copy_splice(&f->ch, dest(f, i)->fd,
-		    len - off, &c)) > 0) {
+		if (k > 0) {
 			off += k;
 			count_zc(f, i, k);
 			continue;
 		}
 		if (copy_to_buf(&f->ch, off, len - off) == -1)
 			return -1;
-		if (stall) {
+		if (k == STALLED) {
 			/* The chunk pipe still holds it all: from there. */
 			if (chunk_to_buf(&f->ch, 0, len) == -1 ||
 			    give_back(f, len) == -1)
@@ -189,13 +223,12 @@ give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 
 	if (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) &&
 	    dest(f, i)->kind == K_PIPE) {
-		if (output_stalled(f, i)) {
+		if ((k = move_out(f, i, chunk_tee, *len, &c)) == STALLED) {
 			*fixed = 1;
 			if (chunk_to_buf(&f->ch, 0, *len) == -1 ||
 			    give_back(f, *len) == -1)
 				return -1;
-		} else if ((k = chunk_tee(&f->ch, dest(f, i)->fd, *len,
-		    &c)) > 0) {
+		} else if (k > 0) {
 			count_zc(f, i, k);
 			if (!*fixed) {
 				*fixed = 1;
@@ -246,11 +279,12 @@ give_last(struct fan *f, size_t i, size_t len)
 	size_t off = 0;
 	int stall = 0;
 
-	while (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) && off < len &&
-	    !(stall = output_stalled(f, i))) {
+	while (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) && off < len) {
 		struct io_call c;
-		ssize_t k = chunk_splice(&f->ch, dest(f, i)->fd, len - off, &c);
+		ssize_t k = move_out(f, i, chunk_splice, len - off, &c);
 
+		if ((stall = k == STALLED))
+			break;
 		if (k > 0) {
 			off += k;
 			count_zc(f, i, k);
@@ -284,22 +318,36 @@ ask_pipe_sizes(struct fan *f)
 
 /*
  * Take the next chunk into the chunk pipe, LIM bytes at most.  An input
- * quiet for IDLE_MS has the pipes given back first.  Return 1 to go on
- * (with a chunk held, or none: the stream left zero-copy, or outputs
- * broke), 0 at end of input, -1 with errno set if reading failed.
+ * quiet for IDLE_MS has the pipes given back first.  An input pipe is
+ * not looked at before its splice(2): the splice says EAGAIN if it is
+ * empty, and only then does the round wait (a look first would find it
+ * empty whenever its writer shares our CPU, and wait twice); if that
+ * wait fails, the splice waits.  Return 1
+ * to go on (with a chunk held, or none: the stream left zero-copy, or
+ * outputs broke), 0 at end of input, -1 with errno set if reading
+ * failed.
  */
 static int
 take_chunk(struct fan *f, size_t lim)
 {
 	struct io_call c;
 	ssize_t n;
+	int r = survey(f), tells = input_tells(f);
 
-	if (!survey(f) && wait_input(f, IDLE_MS) == 0)
-		return give_back(f, 0) == -1 ? -1 : 1;
-	if (f->live == 0 || f->stop)
-		return 1;
-	if ((n = chunk_fill(&f->ch, f->in.fd, lim, &c)) == -1 &&
-	    zerocopy_refused(&c, f->in_moved)) {
+	for (;;) {
+		if (r == 0 && (r = wait_input(f, IDLE_MS)) == 0)
+			return give_back(f, 0) == -1 ? -1 : 1;
+		/* A wait that failed leaves the wait to the splice. */
+		if (r == -1)
+			tells = 0;
+		if (f->live == 0 || f->stop)
+			return 1;
+		n = chunk_fill(&f->ch, f->in.fd, lim, tells, &c);
+		if (n != -1 || errno != EAGAIN || !tells)
+			break;
+		r = 0;
+	}
+	if (n == -1 && zerocopy_refused(&c, f->in_moved)) {
 		/* The input refuses: read/write, for good. */
 		chunk_release(&f->ch, 0);
 		f->mode = MODE_RW;

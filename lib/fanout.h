@@ -78,12 +78,16 @@ int chunk_is_open(const struct chunk *ch);
 long chunk_size(struct chunk *ch);
 void chunk_resize(struct chunk *ch, long want);
 int chunk_warrants(struct chunk *ch, size_t n);
-ssize_t chunk_fill(struct chunk *ch, int in, size_t lim, struct io_call *c);
-ssize_t chunk_tee(struct chunk *ch, int fd, size_t len, struct io_call *c);
-ssize_t chunk_splice(struct chunk *ch, int fd, size_t len, struct io_call *c);
+ssize_t chunk_fill(struct chunk *ch, int in, size_t lim, int nowait,
+    struct io_call *c);
+ssize_t chunk_tee(struct chunk *ch, int fd, size_t len, int nowait,
+    struct io_call *c);
+ssize_t chunk_splice(struct chunk *ch, int fd, size_t len, int nowait,
+    struct io_call *c);
 int chunk_to_buf(struct chunk *ch, size_t off, size_t n);
 ssize_t copy_fill(struct chunk *ch, size_t len);
-ssize_t copy_splice(struct chunk *ch, int fd, size_t len, struct io_call *c);
+ssize_t copy_splice(struct chunk *ch, int fd, size_t len, int nowait,
+    struct io_call *c);
 int copy_to_buf(struct chunk *ch, size_t off, size_t n);
 int chunk_release(struct chunk *ch, size_t len);
 int buf_need(struct chunk *ch, size_t len);
@@ -206,7 +210,9 @@ int signals_fatal(const sigset_t *held, int err);
 int signals_due(const sigset_t *held);
 
 /* watch.c: when the fan-out waits, and on what. */
+int input_tells(struct fan *f);
 int survey(struct fan *f);
+int output_tells(struct fan *f, size_t i);
 int output_stalled(struct fan *f, size_t i);
 int wait_input(struct fan *f, int ms);
 void check_pipes(struct fan *f);

@@ -92,9 +92,9 @@ io_call_once(const struct io_call *c)
 	case IO_VMSPLICE:
 		return sys_vmsplice(c->out, &iov, 1);
 	case IO_SPLICE:
-		return sys_splice(c->in, c->out, c->len);
+		return sys_splice(c->in, c->out, c->len, c->nowait);
 	case IO_TEE:
-		return sys_tee(c->in, c->out, c->len);
+		return sys_tee(c->in, c->out, c->len, c->nowait);
 	case IO_PEEK:
 		/* MSG_TRUNC: the record's length, not what fits in BUF. */
 		return recv(c->in, c->buf, c->len, MSG_PEEK | MSG_TRUNC);
@@ -152,7 +152,8 @@ io_move(struct io_call *c)
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno != EAGAIN) {
+		/* NOWAIT: the caller waits, as long as it chooses. */
+		if (errno != EAGAIN || c->nowait) {
 			c->side = io_call_side(c);
 			c->waiting = 0;
 			return -1;

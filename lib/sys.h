@@ -34,18 +34,20 @@ sys_vmsplice(int fd, const struct iovec *iov, unsigned long n)
 	return vmsplice(fd, iov, n, 0);
 }
 
-/* Move up to LEN bytes from IN to OUT, one of them a pipe (splice(2)). */
+/* Move up to LEN bytes from IN to OUT, one of them a pipe (splice(2));
+ * with NOWAIT, a pipe not ready fails with EAGAIN (SPLICE_F_NONBLOCK). */
 static inline ssize_t
-sys_splice(int in, int out, size_t len)
+sys_splice(int in, int out, size_t len, int nowait)
 {
-	return splice(in, NULL, out, NULL, len, 0);
+	return splice(in, NULL, out, NULL, len, nowait ? SPLICE_F_NONBLOCK : 0);
 }
 
-/* Duplicate up to LEN bytes of pipe IN into pipe OUT (tee(2)). */
+/* Duplicate up to LEN bytes of pipe IN into pipe OUT (tee(2)); NOWAIT
+ * as for sys_splice. */
 static inline ssize_t
-sys_tee(int in, int out, size_t len)
+sys_tee(int in, int out, size_t len, int nowait)
 {
-	return tee(in, out, len, 0);
+	return tee(in, out, len, nowait ? SPLICE_F_NONBLOCK : 0);
 }
 
 /* Copy up to LEN bytes between regular files IN and OUT, at and moving
@@ -94,16 +96,16 @@ sys_vmsplice(int fd, const struct iovec *iov, unsigned long n)
 }
 
 static inline ssize_t
-sys_splice(int in, int out, size_t len)
+sys_splice(int in, int out, size_t len, int nowait)
 {
-	(void)in, (void)out, (void)len;
+	(void)in, (void)out, (void)len, (void)nowait;
 	return sys_none();
 }
 
 static inline ssize_t
-sys_tee(int in, int out, size_t len)
+sys_tee(int in, int out, size_t len, int nowait)
 {
-	(void)in, (void)out, (void)len;
+	(void)in, (void)out, (void)len, (void)nowait;
 	return sys_none();
 }
 

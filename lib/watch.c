@@ -34,9 +34,9 @@ watched(struct fan *f, size_t i)
  * at most (-1: for ever).  An output watched (see watched) whose reader
  * left meanwhile fails with EPIPE at once, as a write to it would (GNU
  * 9.2's tee -p): a tee whose outputs are all broken pipes ends without
- * waiting for input.  Return 1 when the input is ready, when no output
- * is left, or when the wait failed (the read will wait); 0 when MS
- * passed first.
+ * waiting for input.  Return 1 when the input is ready or when no output
+ * is left; 0 when MS passed first; -1 with errno set if poll(2) failed
+ * (the caller's call waits instead).
  */
 int
 wait_input(struct fan *f, int ms)
@@ -51,7 +51,7 @@ wait_input(struct fan *f, int ms)
 				f->polls[m++] = (struct pollfd){
 				    .fd = f->outs[i].fd };
 		if ((r = wait_any(f->polls, m, ms)) <= 0)
-			return r == 0 ? 0 : 1;
+			return r;
 		if (f->polls[0].revents != 0)
 			return 1;
 		for (i = 0, m = 1; i < f->n && !f->stop; i++)
@@ -64,7 +64,8 @@ wait_input(struct fan *f, int ms)
 }
 
 /* Before a read that may wait: with SL_FANOUT_PIPE_CHECK, wait_input,
- * for ever.  A regular file never keeps us waiting. */
+ * for ever (if it fails, the read waits).  A regular file never keeps
+ * us waiting. */
 void
 check_pipes(struct fan *f)
 {
@@ -83,39 +84,76 @@ may_stall(struct fan *f, size_t i)
 }
 
 /*
- * One look, without waiting, at the input and at every output that may
- * stall: whether the input has bytes to read (a regular file always
- * has), and which outputs have room (struct out_state.roomy), so that
- * the round's calls need not look again.  One poll(2) a round, however
- * many outputs.  Return 1 if the input is ready.
+ * Return 1 if zero-copy into output I tells by itself that it is full,
+ * without waiting (chunk_tee's and chunk_splice's NOWAIT): a pipe that
+ * may stall.  A socket does not (splice(2) into it waits whatever its
+ * flags say): survey looks at it.
+ */
+int
+output_tells(struct fan *f, size_t i)
+{
+	return may_stall(f, i) && f->ends[i].kind == K_PIPE;
+}
+
+/* Return 1 if survey looks at output I: it may stall, and does not
+ * tell by itself. */
+static int
+surveyed(struct fan *f, size_t i)
+{
+	return served(st(f, i)->st) && may_stall(f, i) && !output_tells(f, i);
+}
+
+/* Return 1 if the chunk's splice(2) from the input tells by itself
+ * that the input has nothing to read, without waiting (chunk_fill's
+ * NOWAIT): a pipe's; a regular file always has. */
+int
+input_tells(struct fan *f)
+{
+	return f->in.kind == K_PIPE || f->in.kind == K_FILE;
+}
+
+/*
+ * One look, without waiting, at the input and at the outputs that may
+ * stall, those that do not tell by themselves (input_tells,
+ * output_tells): whether the input has bytes to read, and which outputs
+ * have room (struct out_state.roomy), so that the round's calls need
+ * not look again.  One poll(2) a round at most, however many outputs;
+ * none from a pipe or a file into pipes and files.  Return 1 if the
+ * input is ready, or tells by itself.
  */
 int
 survey(struct fan *f)
 {
-	size_t i, m = 1;
+	size_t i, m = 0;
 	int ready;
 
-	f->polls[0] = (struct pollfd){ .fd = f->in.fd, .events = POLLIN };
+	if (!input_tells(f))
+		f->polls[m++] = (struct pollfd){ .fd = f->in.fd,
+		    .events = POLLIN };
 	for (i = 0; i < f->n; i++)
-		if (served(st(f, i)->st) && may_stall(f, i))
+		if (surveyed(f, i))
 			f->polls[m++] = (struct pollfd){ .fd = f->outs[i].fd,
 			    .events = POLLOUT };
+	if (m == 0)
+		return 1;
 	/* A failed look finds nothing ready: the calls look again. */
 	if (wait_any(f->polls, m, 0) == -1)
 		for (i = 0; i < m; i++)
 			f->polls[i].revents = 0;
-	ready = f->in.kind == K_FILE || f->polls[0].revents != 0;
-	for (i = 0, m = 1; i < f->n; i++)
-		if (served(st(f, i)->st) && may_stall(f, i))
+	ready = input_tells(f) || f->polls[0].revents != 0;
+	for (i = 0, m = !input_tells(f); i < f->n; i++)
+		if (surveyed(f, i))
 			st(f, i)->roomy = f->polls[m++].revents != 0;
 	return ready;
 }
 
 /*
- * Before zero-copy gives output I more: if it may stall and has no room
- * (the round's survey found it some: that once, no look), wait for
- * room; return 1 if none came within STALL_MS (its reader stalled: the
- * caller moves the chunk to memory and gives the pipes back), else 0.
+ * Before zero-copy gives output I more, or after it said EAGAIN
+ * (output_tells): if it may stall and has no room (the round's survey
+ * found it some: that once, no look), wait for room.  Return 0 when it
+ * has room; 1 if none came within STALL_MS (its reader stalled: the
+ * caller moves the chunk to memory and gives the pipes back); -1 with
+ * errno set if poll(2) failed (the caller's call waits instead).
  */
 int
 output_stalled(struct fan *f, size_t i)
@@ -126,8 +164,7 @@ output_stalled(struct fan *f, size_t i)
 		st(f, i)->roomy = 0;
 		return 0;
 	}
-	/* 0 on room, or on an error the next call will meet. */
-	return may_stall(f, i) &&
-	    wait_fd(fd, POLLOUT, 0) == -1 && errno == ETIMEDOUT &&
-	    wait_fd(fd, POLLOUT, STALL_MS) == -1 && errno == ETIMEDOUT;
+	if (!may_stall(f, i) || wait_fd(fd, POLLOUT, STALL_MS) == 0)
+		return 0;
+	return errno == ETIMEDOUT ? 1 : -1;
 }

@@ -544,3 +544,17 @@ xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup)
 	    .in = in, .out = out, .len = len };
 	return io_move(c);
 }
+
+/*
+ * As xfer_pipe, but a pipe not ready (an input pipe with nothing to
+ * read, an output pipe full) is not waited for: -1 with errno EAGAIN,
+ * and the caller waits as long as it chooses (the fan-out: a quiet
+ * input, a stalled output).
+ */
+ssize_t
+xfer_pipe_try(struct io_call *c, int in, int out, size_t len, int dup)
+{
+	*c = (struct io_call){ .op = dup ? IO_TEE : IO_SPLICE,
+	    .in = in, .out = out, .len = len, .nowait = 1 };
+	return io_move(c);
+}

@@ -12,7 +12,8 @@
 # whatever this shell ignores, and at most 60 s: a hang exits 124.  The
 # status is CMD's (strace passes on a death by signal as its own).  If
 # SLUICE_INJECT_LOG names a file, "CMD SPEC" is appended to it, for a
-# record of what the suite injected.
+# record of what the suite injected.  If SLUICE_FAULT_TRACE names a
+# file, strace's log of the run goes there (trace_settled reads it).
 with_faults() {
 	wf_spec=$1
 	shift
@@ -20,8 +21,24 @@ with_faults() {
 		echo "${1##*/} $wf_spec" >>"$SLUICE_INJECT_LOG"
 	fi
 	# Word splitting of the printf gives one -e per spec.
-	env --default-signal=PIPE timeout 60 strace -f -qq -o /dev/null \
+	env --default-signal=PIPE timeout 60 strace -f -qq \
+		-o "${SLUICE_FAULT_TRACE:-/dev/null}" \
 		$(for s in $wf_spec; do printf ' -e inject=%s' "$s"; done) "$@"
+}
+
+# trace_settled TRACE: no call in the strace log TRACE failed with EAGAIN
+# by itself (not injected) before the first injected fault, or in the
+# whole log if none was injected.  A pipe found empty or full depends on
+# timing, and such a call both shifts the count that `when=` numbers
+# and makes poll(2) run where the case did not mean it to: a run where
+# one came first does not test what its case means, and is made again
+# (see the users of trace_call_number).
+trace_settled() {
+	! awk '
+		/INJECTED/ { exit }
+		/= -1 EAGAIN/ { found = 1; exit }
+		END { exit !found }
+	' "$1"
 }
 
 # test_no_spin TRACE: in TRACE, a log of `strace -e trace=write,poll,...`,

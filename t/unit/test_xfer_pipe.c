@@ -155,3 +155,37 @@ TEST(xfer_errors)
 	close_pair(out);
 	close(fd);
 }
+
+/* xfer_pipe_try: blocking pipes, the input empty, then the output full:
+ * EAGAIN at once, nothing moved or lost; then the bytes move. */
+TEST(xfer_try_not_ready)
+{
+	struct io_call c;
+	int in[2], out[2], e;
+	char buf[8];
+	ssize_t n, m;
+	size_t room;
+
+	xpipe(in);
+	xpipe(out);
+	errno = 0;
+	n = xfer_pipe_try(&c, in[0], out[1], MiB, 0);
+	e = errno;
+	ok(n == -1 && e == EAGAIN && !c.waiting,
+	    "xfer_pipe_try from an empty blocking pipe: -1 EAGAIN, no wait");
+	xwrite(in[1], "abc", 3);
+	/* Fill the output's slots, a byte of the input's page each. */
+	for (room = 0; room < 4096 &&
+	    xfer_pipe_try(&c, in[0], out[1], 1, 1) == 1; room++)
+		;
+	errno = 0;
+	n = xfer_pipe_try(&c, in[0], out[1], MiB, 1);
+	e = errno;
+	m = xfer_pipe_try(&c, in[0], out[1], MiB, 0);
+	ok(room > 0 && n == -1 && e == EAGAIN && m == -1 && errno == EAGAIN &&
+	    read(in[0], buf, sizeof buf) == 3 && memcmp(buf, "abc", 3) == 0,
+	    "xfer_pipe_try into a full blocking pipe, tee(2) and splice(2): "
+	    "-1 EAGAIN, the input left whole");
+	close_pair(in);
+	close_pair(out);
+}
