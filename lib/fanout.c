@@ -322,10 +322,9 @@ ask_pipe_sizes(struct fan *f)
  * not looked at before its splice(2): the splice says EAGAIN if it is
  * empty, and only then does the round wait (a look first would find it
  * empty whenever its writer shares our CPU, and wait twice); if that
- * wait fails, the splice waits.  Return 1
- * to go on (with a chunk held, or none: the stream left zero-copy, or
- * outputs broke), 0 at end of input, -1 with errno set if reading
- * failed.
+ * wait fails, the splice waits.  Return 1 to go on (with a chunk held,
+ * or none: the stream left zero-copy, or outputs broke), 0 at end of
+ * input, -1 with errno set if reading failed.
  */
 static int
 take_chunk(struct fan *f, size_t lim)
