@@ -105,21 +105,31 @@ surveyed(struct fan *f, size_t i)
 
 /* Return 1 if the chunk's splice(2) from the input tells by itself
  * that the input has nothing to read, without waiting (chunk_fill's
- * NOWAIT): a pipe's; a regular file always has. */
+ * NOWAIT): a pipe's. */
 int
 input_tells(struct fan *f)
 {
-	return f->in.kind == K_PIPE || f->in.kind == K_FILE;
+	return f->in.kind == K_PIPE;
+}
+
+/* Return 1 if survey looks at the input: it does not tell by itself,
+ * and is no regular file (which always has bytes to read, or its end;
+ * its splice is never asked not to wait, which on a file could mean a
+ * page not cached yet). */
+static int
+input_surveyed(struct fan *f)
+{
+	return !input_tells(f) && f->in.kind != K_FILE;
 }
 
 /*
  * One look, without waiting, at the input and at the outputs that may
- * stall, those that do not tell by themselves (input_tells,
- * output_tells): whether the input has bytes to read, and which outputs
+ * stall, those that do not tell by themselves (input_surveyed,
+ * surveyed): whether the input has bytes to read, and which outputs
  * have room (struct out_state.roomy), so that the round's calls need
  * not look again.  One poll(2) a round at most, however many outputs;
  * none from a pipe or a file into pipes and files.  Return 1 if the
- * input is ready, or tells by itself.
+ * input is ready, or is not looked at.
  */
 int
 survey(struct fan *f)
@@ -127,7 +137,7 @@ survey(struct fan *f)
 	size_t i, m = 0;
 	int ready;
 
-	if (!input_tells(f))
+	if (input_surveyed(f))
 		f->polls[m++] = (struct pollfd){ .fd = f->in.fd,
 		    .events = POLLIN };
 	for (i = 0; i < f->n; i++)
@@ -140,8 +150,8 @@ survey(struct fan *f)
 	if (wait_any(f->polls, m, 0) == -1)
 		for (i = 0; i < m; i++)
 			f->polls[i].revents = 0;
-	ready = input_tells(f) || f->polls[0].revents != 0;
-	for (i = 0, m = !input_tells(f); i < f->n; i++)
+	ready = !input_surveyed(f) || f->polls[0].revents != 0;
+	for (i = 0, m = input_surveyed(f); i < f->n; i++)
 		if (surveyed(f, i))
 			st(f, i)->roomy = f->polls[m++].revents != 0;
 	return ready;
