@@ -144,7 +144,10 @@ struct io_call {
  *        IO_PEEK's is the whole length of the record it peeked at,
  *        maybe more than C->len (not for io_move_all);
  *   0    end of input: read(2), splice(2) or tee(2) from an input with
- *        no more to give, copy_file_range(2) at the input's end (or at
+ *        no more to give (a tee(2) of nothing from an input that is
+ *        not at its end lost a race with another user of its pipes:
+ *        it is waited out as EAGAIN is), copy_file_range(2) at the
+ *        input's end (or at
  *        a /proc or /sys file's, which report no size), IO_PEEK at an
  *        input closed or at an empty record; or C->len 0;
  *   -1   errno set, C->waiting and C->side saying where:

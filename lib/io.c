@@ -115,6 +115,27 @@ io_call_side(const struct io_call *c)
 	return 0;
 }
 
+/*
+ * Return 1 if a tee(2) by C that duplicated nothing met the end of its
+ * input pipe: empty, and no writer left.  Any other 0 is a race the
+ * kernel does not retry (fs/splice.c, link_pipe): the output pipe had
+ * room when tee(2) looked and was full when it linked -- another
+ * process writes into it too -- or the input had bytes when it looked
+ * and another reader took them.  splice(2) between two pipes retries
+ * that race itself and says 0 only at the end; vmsplice(2), and
+ * splice(2) from or into a pipe and anything else, look and move under
+ * the pipe's lock, so their 0 is the end too.  A look that fails is
+ * no end: the call is made again and tells.
+ */
+static int
+tee_ended(const struct io_call *c)
+{
+	struct pollfd p = { .fd = c->in, .events = POLLIN };
+
+	return wait_any(&p, 1, 0) == 1 && (p.revents & POLLIN) == 0 &&
+	    (p.revents & POLLHUP) != 0;
+}
+
 /* After EAGAIN, wait for the side of C that is not ready; store it in
  * C->side.  Return as wait_fd. */
 static int
@@ -140,6 +161,12 @@ io_move(struct io_call *c)
 
 		if (n > 0)
 			return n;
+		/* A tee(2) that lost a race with another user of its pipes
+		 * is not ready, as if it had said EAGAIN. */
+		if (n == 0 && c->op == IO_TEE && c->len > 0 && !tee_ended(c)) {
+			n = -1;
+			errno = EAGAIN;
+		}
 		if (n == 0) {
 			if (c->len == 0 || io_call_side(c) != SL_OUTPUT)
 				return 0;

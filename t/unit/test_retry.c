@@ -67,6 +67,22 @@ vmsplice(int fd, const struct iovec *iov, size_t n, unsigned int flags)
 }
 #endif
 
+#ifndef SLUICE_PORTABLE
+static int tee_zero;		/* the next tee() calls say 0 */
+
+/* tee(2), but 0 as many times as the case asks, as the kernel's does
+ * when another writer fills the output between its look and its link. */
+ssize_t
+tee(int in, int out, size_t len, unsigned int flags)
+{
+	if (tee_zero > 0) {
+		tee_zero--;
+		return 0;
+	}
+	return syscall(SYS_tee, in, out, len, flags);
+}
+#endif
+
 /* Make the next blocking waits fail (ON 1) or work (ON 0). */
 static void
 fail_waits(int on)
@@ -508,6 +524,52 @@ TEST(handoff_send_zero)
 	    "handoff_send: a vmsplice of 0 is -1 ENOSPC, not a wait");
 	handoff_free(&h);
 	close_pair(p);
+}
+#endif
+
+#ifndef SLUICE_PORTABLE
+/*
+ * tee(2) says 0 with its input holding bytes: another writer filled the
+ * output between the kernel's look and its link.  Not an end: waited
+ * for as EAGAIN is (a look at each side, no blocking wait: the output
+ * has room: one wait a 0), then the count; with NOWAIT, EAGAIN.  From an input at its
+ * end, 0 is the end.
+ */
+TEST(tee_zero_is_a_race)
+{
+	int in[2], out[2];
+	struct io_call c = { .op = IO_TEE, .len = 16 };
+	ssize_t n, m, e;
+	int err;
+
+	xpipe(in);
+	xpipe(out);
+	xwrite(in[1], "0123456789", 10);
+	c.in = in[0];
+	c.out = out[1];
+	tee_zero = 2;
+	fail_waits(0);
+	n = io_move(&c);
+	ok(n == 10 && tee_zero == 0 && poll_waits == 2,
+	    "io_move tee: two 0s from a full input are waited out, then "
+	    "the count");
+	c.nowait = 1;
+	tee_zero = 1;
+	m = io_move(&c);
+	err = errno;
+	ok(m == -1 && err == EAGAIN && c.waiting == 0,
+	    "io_move tee, NOWAIT: a 0 from a full input is EAGAIN");
+	close_pair(in);
+	close_pair(out);
+
+	c = (struct io_call){ .op = IO_TEE, .in = ended_pipe(""), .len = 16 };
+	xpipe(out);
+	c.out = out[1];
+	tee_zero = 0;
+	e = io_move(&c);
+	ok(e == 0, "io_move tee: 0 from an input at its end is the end");
+	close(c.in);
+	close_pair(out);
 }
 #endif
 
