@@ -214,13 +214,14 @@ transform(struct sl_cat *c, const char *in, size_t len)
 	return 0;
 }
 
-/* Return 1 if a read of IN would wait: nothing is there yet. */
+/* Return 1 if a read of IN would wait: nothing is there yet.  A signal
+ * that interrupts the look is no answer: wait_any looks again. */
 static int
 would_wait(int in)
 {
 	struct pollfd p = { .fd = in, .events = POLLIN };
 
-	return poll(&p, 1, 0) == 0;
+	return wait_any(&p, 1, 0) == 0;
 }
 
 /* Transform all of C->in into the output.  Return as sl_cat_add. */

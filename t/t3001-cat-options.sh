@@ -300,6 +300,21 @@ test_expect_success 'output goes out as lines come, from a slow pipe' '
 	test_cmp expect out
 '
 
+# A look at the input that a signal interrupts (EINTR, made by strace)
+# is no answer: looked at again, the input has nothing, the line goes out.
+test_expect_success STRACE 'output goes out as lines come, the look interrupted' '
+	mkfifo fifo &&
+	{ strace -f -qq -o /dev/null -e trace=poll,ppoll \
+		-e inject=poll,ppoll:error=EINTR:when=1 cat -n <fifo >out & } &&
+	exec 3>fifo &&
+	printf "one\n" >&3 &&
+	wait_for_match out one &&
+	exec 3>&- &&
+	wait &&
+	printf "     1\tone\n" >expect &&
+	test_cmp expect out
+'
+
 test_expect_success 'unknown short option: message, status 1, nothing out' '
 	test_expect_code 1 cat -x "$TRASH/ab" >out 2>err &&
 	test_must_be_empty out &&
