@@ -47,6 +47,10 @@ give_back(struct fan *f, size_t len)
 	f->mode = MODE_RW_UNTIL;
 	if (f->lanes != NULL)
 		stop_lanes(f);
+	/* Threads that were not to be had (the user's process limit) or
+	 * not worth it are asked again when the next burst warrants them. */
+	else if (f->threads == THREADS_NONE)
+		f->threads = THREADS_READY;
 	return 0;
 }
 

@@ -170,7 +170,8 @@ enum mode {
 enum threads {
 	THREADS_OFF,		/* not allowed */
 	THREADS_READY,		/* allowed: started once the stream warrants */
-	THREADS_NONE,		/* not worth it, or not to be had, for now */
+	THREADS_NONE,		/* not worth it, or not to be had, until
+				   the pipes are given back */
 	THREADS_RUNNING
 };
 

@@ -222,11 +222,24 @@ test_expect_success SMALL_TMPFS,PYTHON3 'a file full on its thread, then SIGPIPE
 # idle.py PID FIFO IN: write IN's first 32 MiB into FIFO, which tee PID
 # reads, wait until tee holds no pipe of its own and runs one thread
 # (fail after 30 s), then write the rest, noting in the file "again" the
-# most private pipes and threads tee had while it came.
+# most private pipes and threads tee had while it came.  PID @T is the
+# tee that tracer T runs, once it runs.
 test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads, then takes them again' '
-	$SYS_CAT >idle.py <<-\EOF &&
+	$SYS_CAT >"$TRASH/idle.py" <<-\EOF &&
 	import os, sys, time
 	pid, fifo, src = sys.argv[1], sys.argv[2], sys.argv[3]
+	def traced(tracer):
+	    for _ in range(300):
+	        with open("/proc/%s/task/%s/children" % (tracer, tracer)) as c:
+	            for p in c.read().split():
+	                try:
+	                    with open("/proc/%s/cmdline" % p, "rb") as a:
+	                        if a.read().split(b"\0")[0].endswith(b"tee"):
+	                            return p
+	                except OSError:
+	                    pass
+	        time.sleep(0.1)
+	    sys.exit("tracer %s never ran tee" % tracer)
 	def private_pipes():
 	    n = 0
 	    for fd in os.listdir("/proc/%s/fd" % pid):
@@ -243,6 +256,8 @@ test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads
 	    return len(os.listdir("/proc/%s/task" % pid))
 	data = open(src, "rb").read()
 	out = os.open(fifo, os.O_WRONLY)
+	if pid.startswith("@"):
+	    pid = traced(pid[1:])
 	def write(b):
 	    while b:
 	        b = b[os.write(out, b):]
@@ -261,7 +276,7 @@ test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads
 	EOF
 	mkfifo fin &&
 	{ tee f1 f2 f3 <fin >out & } &&
-	test_python3 idle.py $! fin "$TRASH/in" &&
+	test_python3 "$TRASH/idle.py" $! fin "$TRASH/in" &&
 	wait $! &&
 	for f in f1 f2 f3 out; do
 		test_cmp "$TRASH/in" $f || exit 1
@@ -271,6 +286,26 @@ test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads
 		grep "^pipes [1-9]" again
 	fi &&
 	if test_have_prereq SLUICE,ZEROCOPY,SMP; then
+		! grep " threads 1\$" again
+	fi
+'
+
+# Threads that were not to be had (the first thread's clone3(2) fails
+# with EAGAIN, as past the user's process limit) are asked for again
+# once the input was quiet and the next burst warrants them.
+test_expect_success STRACE,PYTHON3 'threads not to be had: asked again after a quiet input' '
+	mkfifo fin &&
+	{ strace -f -qq -o trace -e trace=clone,clone3 \
+		-e inject=clone,clone3:error=EAGAIN:when=1 \
+		tee f1 f2 f3 <fin >out & } &&
+	test_python3 "$TRASH/idle.py" @$! fin "$TRASH/in" &&
+	wait $! &&
+	for f in f1 f2 f3 out; do
+		test_cmp "$TRASH/in" $f || exit 1
+	done &&
+	$SYS_CAT again &&
+	if test_have_prereq SLUICE,ZEROCOPY,SMP; then
+		grep "EAGAIN (Resource temporarily unavailable) (INJECTED)" trace &&
 		! grep " threads 1\$" again
 	fi
 '
