@@ -16,12 +16,15 @@ exact scenario.
 import os
 import shlex
 
+import shared
 import verdict
 
 
 def summary(s):
 	"""One line: the command (its arguments cut at 100 characters) and
 	its descriptors."""
+	if s['family'] == 'shared':
+		return shared.summary(s)
 	args = ' '.join(s['args'])
 	if len(args) > 100:
 		args = args[:100] + '...'
@@ -30,6 +33,8 @@ def summary(s):
 
 def shell(s, bindir, ref, tool):
 	"""The bash script that reproduces S; TOOL: the path of run.py."""
+	if s['family'] == 'shared':
+		return shared.shell(s, bindir, ref, tool)
 	notes = []
 	sockrun = os.path.join(os.path.dirname(tool), 'sockrun.py')
 	pre, cmd, post = _stdin(s, notes), _command(s, sockrun), _stdout(s, notes)

@@ -9,6 +9,7 @@ same (SEED, INDEX) always draws the same scenario.
 import random
 
 import data
+import shared
 
 KIB, MIB = 1 << 10, 1 << 20
 # Around the sizes where buffers, pipes and pages turn over.
@@ -384,7 +385,7 @@ def _lanes_reader(rng, size):
 	return plan
 
 
-FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes)}
+FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes), 'shared': (0.01, shared.draw)}
 
 
 def family_of(seed, index):
