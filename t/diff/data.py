@@ -37,6 +37,11 @@ def make(spec):
 	return block * n + block[:rest]
 
 
+def forget():
+	"""Let the tiled data kept go: its scenario is judged."""
+	_tiled.cache_clear()
+
+
 def in_class(b, c):
 	"""B with each byte moved into class C (its low six bits kept)."""
 	return b.translate(bytes((x & 63) | c << 6 for x in range(256)))
@@ -44,8 +49,8 @@ def in_class(b, c):
 
 @functools.lru_cache(maxsize=12)
 def _tiled(size, seed, c):
-	"""Kept: a scenario's run, its reference run and its verdict ask
-	for the same hundred MiB."""
+	"""Kept (till forget): a scenario's run, its reference run and its
+	verdict ask for the same hundred MiB."""
 	block = random.Random('data:%s' % seed).randbytes(min(size, TILE))
 	if c is not None:
 		block = in_class(block, c)

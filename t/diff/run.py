@@ -24,7 +24,7 @@ import execute		# noqa: E402
 import known		# noqa: E402
 import reproducer	# noqa: E402
 import scenario		# noqa: E402
-import shared		# noqa: E402
+import sharedrun	# noqa: E402
 import verdict		# noqa: E402
 
 GNU = '/usr/bin'
@@ -43,7 +43,7 @@ def run_one(s, bindir, root, timeout, ref=GNU):
 	try:
 		execute.materialise(s, d)
 		if s['family'] == 'shared':
-			r = shared.run(s, os.path.join(bindir, s['cmd']), ref, d, timeout)
+			r = sharedrun.run(s, os.path.join(bindir, s['cmd']), ref, d, timeout)
 		else:
 			r = execute.run(s, os.path.join(bindir, s['cmd']), d, timeout)
 		r.stderr = normalise(r.stderr, s['cmd'])
@@ -76,6 +76,7 @@ def check(s, bindir, ref, root, timeout):
 	if verdict.racy(s):
 		refs = {name: run_one(v, ref, root, timeout) for name, v in verdict.variants(s)}
 	problems = verdict.judge(s, g, t, refs, stdin_bytes(s))
+	data.forget()
 	if not problems:
 		return 'ok', [], t.threads
 	outcome, label = known.classify(s, problems)
