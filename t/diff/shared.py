@@ -145,8 +145,8 @@ def _spec(rng, size, c):
 
 def _plan(rng, size):
 	"""How a pipe's reader drains it: in reads of READ bytes, pausing MS
-	milliseconds every EVERY bytes (0: never).  Not slowly past 32 MiB
-	(this loop's time)."""
+	milliseconds every EVERY bytes (0: never).  Not slowly past 32 MiB,
+	nor in bursts of 1 MiB (this loop's time)."""
 	how = rng.choice(['fast', 'slow', 'slow', 'bursts'] if size <= 32 * MIB else
 		['fast', 'bursts'])
 	plan = {'drain': how, 'drain_seed': rng.getrandbits(32)}
@@ -156,7 +156,7 @@ def _plan(rng, size):
 		plan.update(read=rng.choice([4096, 16384, 65536]),
 			every=rng.choice([MIB, 4 * MIB]), ms=rng.randint(1, 3))
 	else:
-		plan.update(read=MIB, every=rng.choice([MIB, 4 * MIB, 16 * MIB]),
+		plan.update(read=MIB, every=rng.choice([MIB, 4 * MIB, 16 * MIB][size > 32 * MIB:]),
 			ms=rng.randint(10, 40))
 	return plan
 

@@ -132,9 +132,18 @@ class _Sink:
 				self.stray += m.end() - m.start()
 
 	def finish(self):
-		"""The writers are gone: take what is left."""
-		while self.fd is not None and self._read(MIB):
-			pass
+		"""The writers are gone: take what is left (a pipe still open
+		somewhere is left as it is)."""
+		while self.fd is not None:
+			try:
+				k = os.readv(self.fd, [self.buf])
+			except BlockingIOError:
+				break
+			if k == 0:
+				break
+			self.got += k
+			self._sort(memoryview(self.buf)[:k])
+		self.close()
 
 	def close(self):
 		if self.fd is not None:
@@ -160,8 +169,6 @@ class _Proc:
 		self.ended = False
 		self.status = None
 		self.err = None		# the reader of its stderr
-
-
 
 
 def run(s, prog, ref, d, timeout):
@@ -191,16 +198,16 @@ def run(s, prog, ref, d, timeout):
 			child[1] = w
 			close_after.append(w)
 		else:
-			p = os.path.join(d, name)
-			r = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+			path = os.path.join(d, name)
+			r = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
 			# Held until the command and the finite writers are done:
 			# its reader sees no end before the command opened it.
-			w = os.open(p, os.O_WRONLY)
+			w = os.open(path, os.O_WRONLY)
 			holders.append(w)
 		checks = {ME: _Check(want)}
 		for x in plan['writers']:
 			checks[x['class']] = _writer_check(s, x)
-			p, argv = shared.argv(s, x, bindir, ref)
+			path, argv = shared.argv(s, x, bindir, ref)
 			if x['kind'] != 'peer':
 				stdin = os.open('/dev/null', os.O_RDONLY)
 			elif x.get('via') == 'pipe':
@@ -212,7 +219,7 @@ def run(s, prog, ref, d, timeout):
 			else:
 				stdin = os.open(os.path.join(d, x['name']), os.O_RDONLY)
 			close_after.append(stdin)
-			procs.append(_Proc(x['name'], p, argv, {0: stdin, 1: w, 2: None},
+			procs.append(_Proc(x['name'], path, argv, {0: stdin, 1: w, 2: None},
 				finite=x['kind'] != 'yes'))
 		sinks.append(_Sink(name, r, plan, checks))
 	readers = []
@@ -252,14 +259,10 @@ def _read(path):
 		return None
 
 
-
-
 def _writer_check(s, w):
 	if w['kind'] == 'yes':
 		return _Check(line=shared.yes_line(w))
 	return _Check(shared.file_data(s, w['name']), record=w.get('bs', 0))
-
-
 
 
 def _other_reader(s, r, bindir, ref, procs, close_after):
