@@ -10,7 +10,10 @@ reader of its own; a tmpfs of a given size is mounted (root, in a mount
 namespace of the script's own).  What the shell cannot say exactly (a
 pipe fed in chunks with pauses, a reader's drain sizes and pauses)
 becomes a plain pipe, named in a comment: `run.py --replay` reruns the
-exact scenario.
+exact scenario.  The shared family's script (_shared) starts every
+writer and reader of its pipes, FIFOs held open until the writers are
+done, then sorts each pipe's bytes by writer (tr -dc, by byte class)
+and compares them with each writer's stream.
 """
 
 import os
@@ -255,8 +258,21 @@ def _shared(s, bindir, ref, tool):
 		'	wait',
 		'	rm -f stdout.pipe stdin.pipe' + ''.join(' ' + f for f in fifos),
 		'	test ! -f err || sed -i "s|$2/||g" err	# the name it ran by, as run.py does',
-		'}',
-		'check() {	# check DIR: each writer\'s bytes in each pipe, by class',
+		'}']
+	lines += _shared_check(s, ref)
+	lines += ['top=$(mktemp -d) && cd "$top" || exit 1',
+		'(one gnu %s); (one test %s)' % (shlex.quote(ref), shlex.quote(bindir)),
+		'(check gnu); (check test)',
+		'for f in gnu/*status gnu/*err; do cmp -s "$f" "test/${f#gnu/}" || '
+		'echo "differ: ${f#gnu/}"; done; cat gnu/status test/status; echo "in $top"']
+	return '\n'.join(lines)
+
+
+def _shared_check(s, ref):
+	"""The script's function check: each writer's bytes in each pipe of
+	the shared scenario S, sorted out by class, against its stream."""
+	i = s['stdin']
+	lines = ['check() {	# check DIR: each writer\'s bytes in each pipe, by class',
 		'	cd "$1" || return']
 	me = 'stdin.data'
 	if s['args'][:1] == ['in0']:
@@ -278,10 +294,4 @@ def _shared(s, bindir, ref, tool):
 	if i['kind'] == 'shared':
 		lines.append('	echo "$1: %s took $(wc -c <stdout.%s) bytes of stdin, the other '
 			'reader $(wc -c <other.got), of $(wc -c <stdin.data)"' % (s['cmd'], s['cmd']))
-	lines += ['}',
-		'top=$(mktemp -d) && cd "$top" || exit 1',
-		'(one gnu %s); (one test %s)' % (shlex.quote(ref), shlex.quote(bindir)),
-		'(check gnu); (check test)',
-		'for f in gnu/*status gnu/*err; do cmp -s "$f" "test/${f#gnu/}" || '
-		'echo "differ: ${f#gnu/}"; done; cat gnu/status test/status; echo "in $top"']
-	return '\n'.join(lines)
+	return lines + ['}']
