@@ -10,18 +10,24 @@ reader of its own; a tmpfs of a given size is mounted (root, in a mount
 namespace of the script's own).  What the shell cannot say exactly (a
 pipe fed in chunks with pauses, a reader's drain sizes and pauses)
 becomes a plain pipe, named in a comment: `run.py --replay` reruns the
-exact scenario.
+exact scenario.  The shared family's script (_shared) starts every
+writer and reader of its pipes, FIFOs held open until the writers are
+done, then sorts each pipe's bytes by writer (tr -dc, by byte class)
+and compares them with each writer's stream.
 """
 
 import os
 import shlex
 
+import shared
 import verdict
 
 
 def summary(s):
 	"""One line: the command (its arguments cut at 100 characters) and
 	its descriptors."""
+	if s['family'] == 'shared':
+		return shared.summary(s)
 	args = ' '.join(s['args'])
 	if len(args) > 100:
 		args = args[:100] + '...'
@@ -30,6 +36,8 @@ def summary(s):
 
 def shell(s, bindir, ref, tool):
 	"""The bash script that reproduces S; TOOL: the path of run.py."""
+	if s['family'] == 'shared':
+		return _shared(s, bindir, ref, tool)
 	notes = []
 	sockrun = os.path.join(os.path.dirname(tool), 'sockrun.py')
 	pre, cmd, post = _stdin(s, notes), _command(s, sockrun), _stdout(s, notes)
@@ -178,3 +186,112 @@ def _stdout(s, notes):
 	if o['drain'] != 'all':
 		notes.append('stdout is drained %s: here by cat' % o['drain'])
 	return ('', 'cat >stdout.got')
+
+
+# The shared family's byte classes (shared.py), as tr(1) takes them.
+TR = ['\\000-\\077', '\\100-\\177', '\\200-\\277', '\\300-\\377']
+
+
+def _shared(s, bindir, ref, tool):
+	"""The bash script that reproduces S (TOOL: the path of run.py): each
+	run in a directory of its own, then each writer's bytes sorted out
+	of each pipe by class (tr -dc) and compared with its stream."""
+	fifos = [name for name, _ in shared.pipes(s) if name != 'stdout']
+	holds = ['stdout.pipe', 'stdin.pipe'] + fifos
+	shut = ' ' + ' '.join('%d>&-' % (5 + k) for k in range(len(holds)))
+	i = s['stdin']
+	lines = ['#!/bin/bash',
+		'# sluice-diff seed %d index %d (shared family): %s' % (s['seed'], s['index'],
+			shared.summary(s)),
+		'# approximated: the pipes are FIFOs, each read by cat, not as its plan says; '
+		'stdin is written by cat; yes is stopped once the others are done',
+		'# checked here: the bytes of each writer of each pipe (tr -dc keeps one class); '
+		"run.py --replay also checks that dd's records stayed whole and how a shared "
+		'input was shared',
+		'one() {	# one DIR BINDIR: the scenario in a fresh DIR, with the programs in BINDIR',
+		'	mkdir "$1" && cd "$1" && python3 %s --files %d:%d . || return' % (
+			shlex.quote(tool), s['seed'], s['index']),
+		'	mkfifo stdout.pipe stdin.pipe || return',
+		'	# Held open (read-write, which never waits) until all have opened',
+		'	# them and the writers are done: no reader sees an end before.',
+		'	exec ' + ' '.join('%d<>%s' % (5 + k, p) for k, p in enumerate(holds))]
+	for name, _ in shared.pipes(s):
+		lines.append('	cat <%s >%s.got%s &' % (name + '.pipe' * (name == 'stdout'), name, shut))
+	src = {'file': 'stdin', 'fifo': 'stdin.pipe', 'pipe': 'stdin.pipe',
+		'shared': 'stdin.pipe'}[i['kind']]
+	if i['kind'] == 'shared':
+		o = i['reader']
+		prog = '"$2"/%s %s' % (s['cmd'], ' '.join(o['args'])) if o['kind'] == 'peer' else \
+			'%s/cat' % ref
+		lines.append('	%s <stdin.pipe >other.got 2>other.err%s & other=$!' % (prog, shut))
+	lines.append('	env --default-signal=PIPE "$2"/%s %s <%s >stdout.pipe 2>err%s & cmd=$!' % (
+		s['cmd'], ' '.join(shlex.quote(a) for a in s['args']), src, shut))
+	stops = []
+	for name, plan in shared.pipes(s):
+		out = name + '.pipe' * (name == 'stdout')
+		for w in plan['writers']:
+			prog, argv = shared.argv(s, w, '"$2"', ref)
+			words = [prog if w['kind'] == 'peer' else shlex.quote(prog)] + [
+				shlex.quote(a) for a in argv[1:]]
+			feed = '<%s ' % w['name'] if w['kind'] == 'peer' else '</dev/null '
+			if w.get('via') == 'pipe':
+				words = ['%s/cat %s |' % (ref, w['name'])] + words
+				feed = ''
+			lines.append('	%s %s>%s 2>%s.err%s & %s=$!' % (' '.join(words), feed, out,
+				w['name'], shut, w['name']))
+			stops.append(w)
+	if src == 'stdin.pipe':
+		lines.append('	cat stdin.data >stdin.pipe%s' % shut)
+	lines.append('	exec 6<&-	# stdin.pipe: its readers may end')
+	lines.append('	wait $cmd; echo "status $?" >status	# 128+N: killed by signal N')
+	if i['kind'] == 'shared':
+		lines.append('	wait $other; echo "status $?" >other.status')
+	for w in stops:
+		if w['kind'] == 'yes':
+			continue
+		lines.append('	wait $%s; echo "status $?" >%s.status' % (w['name'], w['name']))
+	for w in stops:
+		if w['kind'] == 'yes':
+			lines.append('	kill $%s; wait $%s; echo "status $?" >%s.status' % (
+				w['name'], w['name'], w['name']))
+	lines += ['	exec ' + ' '.join('%d>&-' % (5 + k) for k in range(len(holds)) if k != 1),
+		'	wait',
+		'	rm -f stdout.pipe stdin.pipe' + ''.join(' ' + f for f in fifos),
+		'	test ! -f err || sed -i "s|$2/||g" err	# the name it ran by, as run.py does',
+		'}']
+	lines += _shared_check(s, ref)
+	lines += ['top=$(mktemp -d) && cd "$top" || exit 1',
+		'(one gnu %s); (one test %s)' % (shlex.quote(ref), shlex.quote(bindir)),
+		'(check gnu); (check test)',
+		'for f in gnu/*status gnu/*err; do cmp -s "$f" "test/${f#gnu/}" || '
+		'echo "differ: ${f#gnu/}"; done; cat gnu/status test/status; echo "in $top"']
+	return '\n'.join(lines)
+
+
+def _shared_check(s, ref):
+	"""The script's function check: each writer's bytes in each pipe of
+	the shared scenario S, sorted out by class, against its stream."""
+	i = s['stdin']
+	lines = ['check() {	# check DIR: each writer\'s bytes in each pipe, by class',
+		'	cd "$1" || return']
+	me = 'stdin.data'
+	if s['args'][:1] == ['in0']:
+		me = '<(cat in0 stdin.data)'
+	for name, plan in shared.pipes(s):
+		lines.append("	tr -dc '%s' <%s.got >%s.%s" % (TR[shared.ME], name, name, s['cmd']))
+		if i['kind'] != 'shared':
+			lines.append('	cmp %s.%s %s && echo "$1: %s: all of %s\'s bytes"' % (
+				name, s['cmd'], me, name, s['cmd']))
+		for w in plan['writers']:
+			part = '%s.%s' % (name, w['name'])
+			lines.append("	tr -dc '%s' <%s.got >%s" % (TR[w['class']], name, part))
+			want = w['name']
+			if w['kind'] == 'yes':
+				want = '<(%s %s | head -c $(stat -c %%s %s))' % (shlex.quote(
+					os.path.join(ref, 'yes')), ' '.join(shlex.quote(a) for a in w['args']), part)
+			lines.append('	cmp %s %s && echo "$1: %s: all of %s\'s bytes (%s)"' % (
+				part, want, name, w['name'], w['kind']))
+	if i['kind'] == 'shared':
+		lines.append('	echo "$1: %s took $(wc -c <stdout.%s) bytes of stdin, the other '
+			'reader $(wc -c <other.got), of $(wc -c <stdin.data)"' % (s['cmd'], s['cmd']))
+	return lines + ['}']

@@ -24,6 +24,7 @@ import execute		# noqa: E402
 import known		# noqa: E402
 import reproducer	# noqa: E402
 import scenario		# noqa: E402
+import sharedrun	# noqa: E402
 import verdict		# noqa: E402
 
 GNU = '/usr/bin'
@@ -35,12 +36,16 @@ def normalise(err, cmd):
 	return re.sub(rb"Try '(\S*/)?" + cmd.encode() + rb" ", b"Try '" + cmd.encode() + b" ", err)
 
 
-def run_one(s, bindir, root, timeout):
-	"""Run S with the program in BINDIR in a fresh directory under ROOT."""
+def run_one(s, bindir, root, timeout, ref=GNU):
+	"""Run S with the program in BINDIR in a fresh directory under ROOT
+	(the shared family's other writers, GNU's, from REF)."""
 	d = tempfile.mkdtemp(dir=root)
 	try:
 		execute.materialise(s, d)
-		r = execute.run(s, os.path.join(bindir, s['cmd']), d, timeout)
+		if s['family'] == 'shared':
+			r = sharedrun.run(s, os.path.join(bindir, s['cmd']), ref, d, timeout)
+		else:
+			r = execute.run(s, os.path.join(bindir, s['cmd']), d, timeout)
 		r.stderr = normalise(r.stderr, s['cmd'])
 		return r
 	finally:
@@ -63,14 +68,15 @@ def check(s, bindir, ref, root, timeout):
 	"""Run S both ways; return (outcome, problems, threads): outcome is
 	'ok', 'divergence', 'known', 'allowed' or 'gnu-hang'; threads the
 	most the program under test was seen to run."""
-	g = run_one(s, ref, root, timeout)
+	g = run_one(s, ref, root, timeout, ref)
 	if g.status == ('hang',):
 		return 'gnu-hang', ['GNU still running at the deadline'], 0
-	t = run_one(s, bindir, root, deadline(g, timeout))
+	t = run_one(s, bindir, root, deadline(g, timeout), ref)
 	refs = {}
 	if verdict.racy(s):
 		refs = {name: run_one(v, ref, root, timeout) for name, v in verdict.variants(s)}
 	problems = verdict.judge(s, g, t, refs, stdin_bytes(s))
+	data.forget()
 	if not problems:
 		return 'ok', [], t.threads
 	outcome, label = known.classify(s, problems)

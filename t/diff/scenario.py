@@ -9,6 +9,7 @@ same (SEED, INDEX) always draws the same scenario.
 import random
 
 import data
+import shared
 
 KIB, MIB = 1 << 10, 1 << 20
 # Around the sizes where buffers, pipes and pages turn over.
@@ -384,13 +385,16 @@ def _lanes_reader(rng, size):
 	return plan
 
 
-FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes)}
+FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes), 'shared': (0.008, shared.draw)}
 
 
 def family_of(seed, index):
 	"""The family of scenario INDEX of SEED: drawn apart from the rest,
 	so that a scenario of the mixed family is what it was before the
-	other families came."""
+	other families came; every shared.EVERY-th is of the shared family
+	(in its race shape)."""
+	if index % shared.EVERY == 0:
+		return 'shared'
 	r = random.Random('families:%s:%s' % (seed, index)).random()
 	for name, (weight, _) in FAMILIES.items():
 		if r < weight:

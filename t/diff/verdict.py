@@ -31,6 +31,7 @@ import re
 import signal
 
 import data
+import shared
 
 # How each command words an error writing stdout (GNU 9.1).
 STDOUT_ERROR = {'cat': ['cat: write error: %s'], 'yes': ['yes: standard output: %s'],
@@ -78,6 +79,8 @@ def judge(s, gnu, test, refs, data_in):
 		return _racy(s, gnu, test, refs, data_in)
 	if s.get('family') == 'lanes':
 		return _lanes(s, gnu, test, data_in)
+	if s.get('family') == 'shared':
+		return shared.judge(s, gnu, test)
 	p = []
 	if test.status != gnu.status:
 		p.append('status %s, GNU %s' % (test.status, gnu.status))
