@@ -235,9 +235,11 @@ check-lintian: dist
 
 # README.md's set-up and `make check` in a fresh minimal Debian, and the
 # .debs built there from the source package with only its Build-Depends
-# (scripts/check-fresh: root, mmdebstrap).
+# (scripts/check-fresh: root, mmdebstrap): both steps, or those
+# FRESH_STEPS names (readme, deb).
+FRESH_STEPS =
 check-fresh:
-	VERSION=$(VERSION) scripts/check-fresh
+	VERSION=$(VERSION) scripts/check-fresh $(FRESH_STEPS)
 
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
