@@ -233,6 +233,14 @@ check-repro: dist
 check-lintian: dist
 	TARBALL=sluice-$(VERSION).tar.gz debian/check lintian
 
+# README.md's set-up and `make check` in a fresh minimal Debian, and the
+# .debs built there from the source package with only its Build-Depends
+# (scripts/check-fresh: root, mmdebstrap): both steps, or those
+# FRESH_STEPS names (readme, deb).
+FRESH_STEPS =
+check-fresh:
+	VERSION=$(VERSION) scripts/check-fresh $(FRESH_STEPS)
+
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
 	$(BUILD)/bench/limit-tee $(BUILD)/bench/limit-cat
@@ -401,4 +409,4 @@ clean:
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-diff \
-	check-diff-self clean
+	check-diff-self check-fresh clean

@@ -4,6 +4,31 @@
 # LANGUAGE would choose the catalog over LC_ALL, for GNU and sluice alike.
 unset LANGUAGE
 
+# The locales compared must be generated; a fresh system with the
+# locales package has their definitions but has generated none (that
+# takes root and a choice in /etc/locale.gen).  If one is missing and
+# localedef can make all three, they are made in the scratch directory
+# and LOCPATH names it, for GNU's commands and those under test alike.
+# All three: with LOCPATH set, glibc no longer reads the system's
+# locale archive.  Without the definitions the cases skip (LOCALE_*).
+nls_make_locales() {
+	nm_missing=
+	for nm in de_DE fr_FR en_US; do
+		test "$(LC_ALL=$nm.UTF-8 locale charmap 2>/dev/null)" = UTF-8 ||
+			nm_missing=$nm
+	done
+	test -n "$nm_missing" || return 0
+	mkdir "$TRASH/locale" || return 1
+	for nm in de_DE fr_FR en_US; do
+		test -f "/usr/share/i18n/locales/$nm" &&
+		localedef -i "$nm" -c -f UTF-8 "$TRASH/locale/$nm.UTF-8" \
+			>/dev/null 2>&1 || return 1
+	done
+	LOCPATH=$TRASH/locale
+	export LOCPATH
+}
+nls_make_locales || :
+
 # nls_speaks LOCALE: LOCALE is generated here, its encoding is UTF-8, and
 # GNU speaks it (a catalog translates its --help).
 nls_speaks() {
