@@ -57,7 +57,20 @@ THREADS = -pthread
 
 # The ABI version of libsluice.so: bump it when the API changes.
 SONAME = libsluice.so.2
-OBJCOPY = objcopy
+
+# The binutils of $(CC)'s target, so that `make CC=aarch64-linux-gnu-gcc`
+# (or debhelper's cross build, which passes CC alone) cross-builds: a
+# cross gcc or clang names its own (-print-prog-name), else the tool
+# prefixed with its triplet (-dumpmachine) if there is one, else the
+# plain name.  AR and OBJCOPY given on the command line win.
+target_tool = $(shell p=$$($(CC) -print-prog-name=$(1) 2>/dev/null); \
+	case $$p in (*/*) echo "$$p"; exit;; esac; \
+	t=$$($(CC) -dumpmachine 2>/dev/null) && command -v "$$t-$(1)" || \
+	echo $(1))
+OBJCOPY = $(call target_tool,objcopy)
+ifeq ($(origin AR),default)
+AR = $(call target_tool,ar)
+endif
 
 # Shell tests of a copy that runs the same code as build/ (installed,
 # packaged, built by clang): options, messages, errors; not the matrices.
@@ -96,10 +109,11 @@ $(BUILD)/engine.a: $(LIBOBJ)
 # The installed archive is one object whose only global names are the
 # sl_* API that lib/sluice.map lists: the engine's internals (write_all,
 # fmt_run ...) are local to it, so that they cannot clash with the names
-# of a program that links it.
+# of a program that links it.  The compiler driver links the objects
+# (-r), so that the linker is its target's, not the bare ld of the host.
 $(BUILD)/libsluice.a: $(LIBOBJ) lib/sluice.map
 	rm -f $@
-	$(LD) -r -o $(BUILD)/libsluice.o $(LIBOBJ)
+	$(CC) -r -nostdlib -o $(BUILD)/libsluice.o $(LIBOBJ)
 	sed -n 's/^[[:space:]]*\(sl_[a-z_]*\);$$/\1/p' lib/sluice.map \
 		>$(BUILD)/libsluice.syms
 	$(OBJCOPY) --keep-global-symbols=$(BUILD)/libsluice.syms \
