@@ -246,8 +246,12 @@ CROSS_TESTS = t/t1002-tee-errors.sh t/t3001-cat-options.sh
 CROSS_TESTS32 = t/t2012-large-files.sh
 CROSS_MATRIX = t/t3003-cat-matrix.sh
 MATRIX_ARCHES = i386 s390x
-check-cross:
-	MAKE="$(MAKE)" CFLAGS="$(CFLAGS)" ARCHES="$(ARCHES)" \
+# Each architecture a rule of its own, so that `make -j2 check-cross`
+# runs two at once, a CPU each.
+check-cross: $(ARCHES:%=check-cross-%)
+
+$(ARCHES:%=check-cross-%): check-cross-%:
+	MAKE="$(MAKE)" CFLAGS="$(CFLAGS)" ARCHES="$*" \
 		CROSS_TESTS="$(CROSS_TESTS)" CROSS_TESTS32="$(CROSS_TESTS32)" \
 		CROSS_MATRIX="$(CROSS_MATRIX)" MATRIX_ARCHES="$(MATRIX_ARCHES)" \
 		scripts/check-cross
@@ -429,7 +433,7 @@ clean:
 
 .PHONY: all bin libs sluice unit check check-san check-format-portable \
 	check-tsan check-host check-multi static check-static check-clang \
-	check-nonls check-cross check-deb check-repro check-lintian dist distcheck \
+	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-diff \
