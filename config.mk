@@ -28,7 +28,14 @@ LOCALEDIR = /usr/share/locale
 
 CC = cc
 CFLAGS = -O2 -g -Wall -Wextra
-CPPFLAGS = -Iinclude $(PORTABLE:1=-DSLUICE_PORTABLE) \
+# LFSFLAGS: a 64-bit off_t and time_t on every target, as they are on
+# 64-bit ones: a 32-bit build (i386, armhf) without them cannot open a
+# file of 2 GiB or more (EOVERFLOW), and its clock ends in 2038.  No
+# off_t or time_t is in sluice.h, so the library's ABI is the same for
+# a program built with them or without.  glibc 2.34 and later know
+# _TIME_BITS (it needs _FILE_OFFSET_BITS=64); musl's are 64-bit anyway.
+LFSFLAGS = -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
+CPPFLAGS = -Iinclude $(LFSFLAGS) $(PORTABLE:1=-DSLUICE_PORTABLE) \
 	$(if $(filter 1,$(NLS)),-DSLUICE_NLS -DSLUICE_LOCALEDIR='"$(LOCALEDIR)"')
 LDFLAGS =
 

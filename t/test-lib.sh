@@ -170,9 +170,22 @@ prereq_check() {
 	[ "$pc_have" = yes ]
 }
 
+# NATIVE: the commands under test run on this machine's CPU, not under
+# an emulator (SLUICE_EMULATOR, set by `make check-cross` for qemu-user):
+# the system calls a tracer sees are theirs, and the memory their limits
+# count is theirs alone, not the emulator's as well.
+test_lazy_prereq NATIVE '
+	test -z "${SLUICE_EMULATOR:-}"
+'
+
 # STRACE: strace runs here and its fault injection works (not under a
-# ptrace that forbids it, as some containers do).
+# ptrace that forbids it, as some containers do), on the commands under
+# test themselves (NATIVE): under qemu-user it would trace and inject
+# into the emulator's calls, which qemu makes for its own ends as well
+# as the program's, and qemu cannot trace the program (no ptrace of the
+# guest).
 test_lazy_prereq STRACE '
+	test_have_prereq NATIVE &&
 	command -v strace &&
 	strace -f -qq -o /dev/null -e inject=getpid:error=EPERM true
 '

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,7 +57,8 @@ mapping_of(const void *p, uintptr_t *start, uintptr_t *end)
 	if (f == NULL)
 		bail_out("/proc/self/maps: %s", strerror(errno));
 	while (!found && fgets(line, sizeof line, f) != NULL)
-		found = sscanf(line, "%lx-%lx", start, end) == 2 &&
+		found = sscanf(line, "%" SCNxPTR "-%" SCNxPTR,
+		    start, end) == 2 &&
 		    *start <= (uintptr_t)p && (uintptr_t)p < *end;
 	fclose(f);
 	return found;
