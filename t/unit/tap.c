@@ -43,6 +43,19 @@ ok(int cond, const char *fmt, ...)
 }
 
 void
+skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d # skip ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void
 bail_out(const char *fmt, ...)
 {
 	va_list ap;

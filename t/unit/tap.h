@@ -74,6 +74,10 @@ void tap_teardown(void) __attribute__((weak));
 /* Report one check: COND true passes; FMT... is its title. */
 void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Report one check as not made here: FMT... says why (t/run counts a
+ * skip, and SLUICE_NO_SKIP=1 a failure). */
+void skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Stop the whole test file: print "Bail out! FMT..." and exit 1. */
 void bail_out(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));

@@ -501,6 +501,16 @@ TEST(parallel_handlers)
 	pid_t pinger, me = getpid();
 	int in, r;
 
+#ifdef __i386__
+	/* Under qemu-i386 (7.2) a signal reaches a worker that blocks
+	 * every signal, where no other architecture's emulation and no
+	 * kernel lets it: whose fault is not known, so not judged there. */
+	if (getenv("SLUICE_EMULATOR") != NULL) {
+		skip("under an emulator of i386, whose signals to threads "
+		    "are in doubt");
+		return;
+	}
+#endif
 	unsetenv("SLUICE_ZEROCOPY");
 	make_data(64 << 20);
 	sigemptyset(&sa.sa_mask);
