@@ -242,6 +242,23 @@ tee_fault_at() {
 	'
 }
 
+# tee_fault_gnu PATH SYSCALL REGEX K ERR WHAT: tee_fault_at for GNU's
+# tee (!SLUICE, TEST_HOST=1), which writes its files by stdio, inside
+# libc, where no preloaded library sees the call: the K-th SYSCALL call
+# whose trace line matches REGEX fails, by strace's count, which no pipe
+# changes there (GNU's tee reads and writes, and never asks not to wait).
+tee_fault_gnu() {
+	fp=$1 fs=$2 fre=$3 fk=$4 fe=$5 fw=$6
+	fa=
+	[ $fe = EPIPE ] && fa=$WARN
+	test_expect_success STRACE,!SLUICE "$fp path, $fs call $fk like /$fre/ fails with $fe: $fw" '
+		when=$(tee_call '$fp' '$fs' "'"$fre"'" '$fk' '$fa') &&
+		test -n "$when" &&
+		tee_inject '$fp' '$fs':error='$fe':when=$when '$fa' &&
+		tee_check '$fp' '$fw'
+	'
+}
+
 # tee_side PATH CALL FDS WHO: the side of a call, for each error, at the
 # first call and a later one: a refusal first falls back (exact), an
 # error first is WHO's; later, anything is WHO's.  WHO is an output
@@ -314,8 +331,10 @@ for err in $WERR; do
 	tee_fault STRACE rw write:error=$err:when=2 fail:f:$err $a
 	tee_fault STRACE rw write:error=$err:when=3 fail:stdout:$err $a
 	tee_fault STRACE rf write:error=$err:when=4 fail:f:$err $a
-	tee_fault_at INJECT pa write out=3 1 $err fail:f:$err
-	tee_fault_at INJECT pa write out=3 3 $err fail:f:$err
+	tee_fault_at INJECT,SLUICE pa write out=3 1 $err fail:f:$err
+	tee_fault_at INJECT,SLUICE pa write out=3 3 $err fail:f:$err
+	tee_fault_gnu pa write '^write\(3,' 1 $err fail:f:$err
+	tee_fault_gnu pa write '^write\(3,' 3 $err fail:f:$err
 done
 # GNU 9.1 tee gives up on EAGAIN and EINTR from write; sluice retries.
 for when in 1 2 3 1+3; do
