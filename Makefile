@@ -170,10 +170,19 @@ $(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
+# The fault tests' injector (t/inject.c, lib-fault.sh's with_inject),
+# preloaded into the commands under test: built without $(CFLAGS), so
+# that it loads into every build's commands (the sanitizers' too) and
+# into GNU's.
+INJECT = $(BUILD)/t/inject.so
+$(INJECT): t/inject.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ t/inject.c -ldl
+
 # Unit tests of the engine, then shell tests of the commands: all of
 # them, or the unit tests and the scripts CHECK_TESTS names.
 CHECK_TESTS =
-check: all unit
+check: all unit $(INJECT)
 	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
 
 # The same tests against an ASan+UBSan build.
@@ -196,14 +205,14 @@ check-format-portable:
 	BUILD=build-nosse2 t/run build-nosse2/unit/test_format
 
 # The shell tests against the reference: GNU yes, tee and cat in /usr/bin.
-check-host:
+check-host: $(INJECT)
 	TEST_HOST=1 t/run
 
 # The shell tests against the multi-call sluice, called through links
 # yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
 # MULTI_TESTS names.
 MULTI_TESTS = t/t[0-9]*.sh
-check-multi: bin sluice
+check-multi: bin sluice $(INJECT)
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in sluice $(COMMANDS); do \
 		ln -s ../../sluice $(BUILD)/multi/bin/$$c || exit 1; done

@@ -1,6 +1,7 @@
-# lib-fault.sh: system calls made to fail with strace's fault injection,
-# and what strace's traces show.  Source it after test-lib.sh; every case
-# that uses it needs the STRACE prerequisite.
+# lib-fault.sh: system calls made to fail, with strace's fault injection
+# (cases need STRACE) or with the test-only library t/inject.c preloaded
+# (cases need INJECT), and what strace's traces show.  Source it after
+# test-lib.sh.
 #
 # strace does not run a call it fakes: `inject=write:retval=1` makes
 # write(2) claim one byte that never went out.  The call counts of
@@ -12,8 +13,7 @@
 # whatever this shell ignores, and at most 60 s: a hang exits 124.  The
 # status is CMD's (strace passes on a death by signal as its own).  If
 # SLUICE_INJECT_LOG names a file, "CMD SPEC" is appended to it, for a
-# record of what the suite injected.  If SLUICE_FAULT_TRACE names a
-# file, strace's log of the run goes there (trace_settled reads it).
+# record of what the suite injected.
 with_faults() {
 	wf_spec=$1
 	shift
@@ -21,25 +21,8 @@ with_faults() {
 		echo "${1##*/} $wf_spec" >>"$SLUICE_INJECT_LOG"
 	fi
 	# Word splitting of the printf gives one -e per spec.
-	env --default-signal=PIPE timeout 60 strace -f -qq \
-		-o "${SLUICE_FAULT_TRACE:-/dev/null}" \
+	env --default-signal=PIPE timeout 60 strace -f -qq -o /dev/null \
 		$(for s in $wf_spec; do printf ' -e inject=%s' "$s"; done) "$@"
-}
-
-# trace_settled TRACE [all]: no call in the strace log TRACE failed with
-# EAGAIN by itself (not injected) before the first injected fault, or,
-# with "all", anywhere in it.  A pipe found empty or full depends on
-# timing, and such a call both shifts the count that `when=` numbers
-# and makes poll(2) run where the case did not mean it to: a run where
-# one came before its fault does not test what its case means, and is
-# made again (see the users of trace_call_number).  A run whose fault
-# never came is settled: its case's check says what that means.
-trace_settled() {
-	ALL=${2:-} awk '
-		/INJECTED/ { injected = 1; exit }
-		/= -1 EAGAIN/ { eagain = 1 }
-		END { exit eagain && (injected || ENVIRON["ALL"] != "") }
-	' "$1"
 }
 
 # test_no_spin TRACE: in TRACE, a log of `strace -e trace=write,poll,...`,
@@ -73,4 +56,50 @@ trace_call_number() {
 			}
 		}
 	' "$1"
+}
+
+# The injector t/inject.c, as the Makefile builds it for the tests.
+INJECT_SO=$SRC_DIR/${BUILD:-build}/t/inject.so
+
+# INJECT: the injector is built and loads into the commands under test
+# (not into a static build's: nothing there is preloaded).
+test_lazy_prereq INJECT '
+	test -f "$INJECT_SO" &&
+	with_inject "" tee --version >/dev/null &&
+	grep -x "loaded tee" injected
+'
+
+# with_inject SPEC CMD...: run the program CMD with the injector
+# preloaded, which fakes the calls the faults SPEC name, separated by
+# spaces: each CALL[:in=FD][:out=FD][:nth=RANGE]:error=ERRNO|retval=N
+# ("splice:out=4:nth=3:error=EIO", the third splice(2) into descriptor
+# 4; t/inject.c has the whole language).  Unlike strace's when=, nth=
+# counts only the calls that match, and not those the kernel answered
+# EAGAIN: the same call in every run, however its pipes were timed.
+# Each fault made appends a line to the file injected, which this
+# empties first.  CMD runs with SIGPIPE at its default, at most 60 s (a
+# hang exits 124); the status is CMD's.  If SLUICE_INJECT_LOG names a
+# file, "CMD SPEC" is appended to it.
+with_inject() {
+	wi_spec=$1
+	shift
+	if [ -n "${SLUICE_INJECT_LOG:-}" ]; then
+		echo "${1##*/} $wi_spec" >>"$SLUICE_INJECT_LOG"
+	fi
+	: >injected &&
+	# The sanitizers' runtime wants to be loaded first: it comes second.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	timeout 60 env --default-signal=PIPE LD_PRELOAD="$INJECT_SO" \
+		SLUICE_INJECT="$wi_spec" SLUICE_INJECTED="$PWD/injected" "$@"
+}
+
+# test_injected PATTERN: the last with_inject made a fault whose line
+# in the file injected matches the extended regular expression PATTERN
+# ("^splice\(5, 4\) nth=3: error=EIO$"): a fault that never came tests
+# nothing.
+test_injected() {
+	grep -Eq "$1" injected && return 0
+	echo "test_injected: no fault like /$1/ was made:"
+	$SYS_CAT injected
+	return 1
 }

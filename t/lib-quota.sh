@@ -80,6 +80,32 @@ quota_more() {
 	done
 }
 
+# quota_procs [NAME]: print "PID PGID STATE" for each process of
+# QUOTA_UID's (its real uid) called NAME (its comm, as pgrep -x matches
+# it), or for every one without NAME, a line each.  Read from /proc with
+# the shell's own read, not with procps, which a minimal system lacks.
+# A process that ends while it is read is left out.
+quota_procs() {
+	for qp_s in $(grep -ls "^Uid:[[:space:]]*$QUOTA_UID[[:space:]]" \
+	    /proc/[0-9]*/status); do
+		qp_p=${qp_s#/proc/}
+		qp_p=${qp_p%/status}
+		read -r qp_stat 2>/dev/null <"/proc/$qp_p/stat" || continue
+		# "PID (COMM) STATE PPID PGRP ...": COMM may hold spaces and
+		# parentheses; the last ")" ends it.
+		qp_comm=${qp_stat#*\(}
+		qp_comm=${qp_comm%\)*}
+		[ $# = 0 ] || [ "$qp_comm" = "$1" ] || continue
+		# shellcheck disable=SC2086
+		quota_proc_line "$qp_p" ${qp_stat##*\) }
+	done
+}
+
+# quota_proc_line PID STATE PPID PGRP ...: print "PID PGRP STATE".
+quota_proc_line() {
+	echo "$1 $4 $2"
+}
+
 # quota_wait N NAME [STATE]: wait until N processes of QUOTA_UID's are
 # called NAME (yes, tee and cat: each running the copy QUOTA_BIN/NAME,
 # whatever else: any program), and, with STATE,
@@ -92,7 +118,7 @@ quota_wait() {
 	qw_i=0
 	while :; do
 		qw_n=0
-		for qw_p in $(pgrep -u "$QUOTA_UID" -x "$2"); do
+		for qw_p in $(quota_procs "$2" | cut -d" " -f1); do
 			qw_exe=$(readlink "/proc/$qw_p/exe") || continue
 			if [ "$qw_exe" != "$QUOTA_BIN/$2" ] &&
 			    quota_under_test "$2"; then
@@ -121,7 +147,7 @@ quota_wait() {
 # bytes, a line each, sorted.  Root opens them through /proc, without
 # reading or resizing them.
 quota_pipe_sizes() {
-	for qp_p in $(pgrep -u "$QUOTA_UID" -x "$1"); do
+	for qp_p in $(quota_procs "$1" | cut -d" " -f1); do
 		"$(python3_path)" -I -S -c '
 import fcntl, os, sys
 def size(fd):
@@ -147,8 +173,9 @@ quota_under_test() {
 # killed are init's to reap); fail if one would be in this script's own
 # group, or lives on after about 30 s.
 quota_stop() {
-	qs_own=$(ps -o pgid= -p $$ | tr -d ' ')
-	for qs_g in $(ps -o pgid= -u "$QUOTA_UID" | sort -u); do
+	read -r qs_own <"/proc/$$/stat" &&
+	qs_own=$(quota_proc_line $$ ${qs_own##*\) } | cut -d" " -f2) &&
+	for qs_g in $(quota_procs | cut -d" " -f2 | sort -u); do
 		if [ "$qs_g" = "$qs_own" ]; then
 			echo "quota_stop: a process of uid $QUOTA_UID is in this script's group"
 			return 1
@@ -157,10 +184,10 @@ quota_stop() {
 	done
 	wait
 	qs_i=0
-	while ps -o stat= -u "$QUOTA_UID" | grep -qv '^Z'; do
+	while quota_procs | cut -d" " -f3 | grep -qv '^Z'; do
 		[ $qs_i -lt 300 ] || {
 			echo "quota_stop: processes of uid $QUOTA_UID left:"
-			ps -o pid=,stat=,args= -u "$QUOTA_UID"
+			quota_procs
 			return 1
 		}
 		sleep 0.1

@@ -29,7 +29,7 @@ test_expect_success $Q 'the default pipe size, for reference' '
 '
 
 test_expect_success $Q '40 idle tees: the next pipe keeps its size' '
-	quota_crowd 40 "sleep 300 | tee /dev/null | sleep 300" &&
+	quota_crowd 40 "sleep infinity | tee /dev/null | sleep infinity" &&
 	quota_wait 40 tee "*pipe*" &&
 	quota_next_pipe >actual &&
 	quota_stop &&
@@ -38,7 +38,7 @@ test_expect_success $Q '40 idle tees: the next pipe keeps its size' '
 '
 
 test_expect_success $Q '40 idle tees with files and cats: the next pipe keeps its size' '
-	quota_crowd 40 "sleep 300 | tee /dev/null /dev/null | cat | sleep 300" &&
+	quota_crowd 40 "sleep infinity | tee /dev/null /dev/null | cat | sleep infinity" &&
 	quota_wait 40 tee "*pipe*" &&
 	quota_wait 40 cat "*pipe*" &&
 	quota_next_pipe >actual &&
@@ -59,7 +59,7 @@ test_expect_success $Q '40 trickling tees: the next pipe keeps its size' '
 '
 
 test_expect_success $Q '40 yes | head -n 1 beside 40 idle tees: the next pipe keeps its size' '
-	quota_crowd 40 "sleep 300 | tee /dev/null | sleep 300" &&
+	quota_crowd 40 "sleep infinity | tee /dev/null | sleep infinity" &&
 	quota_wait 40 tee "*pipe*" &&
 	i=0 &&
 	while [ $i -lt 40 ]; do
@@ -77,7 +77,7 @@ test_expect_success $Q '40 yes | head -n 1 beside 40 idle tees: the next pipe ke
 # 512 KiB (128 pages): 127 such pipelines leave the next pipe its size,
 # and so must sluice's.
 test_expect_success $Q '100 stalled yes | reader: the next pipe keeps its size' '
-	quota_crowd 100 "yes | (head -c 20000000 >/dev/null; exec sleep 300)" &&
+	quota_crowd 100 "yes | (head -c 20000000 >/dev/null; exec sleep infinity)" &&
 	quota_wait 100 sleep &&
 	quota_wait 100 yes "*pipe*" &&
 	quota_next_pipe >actual &&
@@ -98,7 +98,7 @@ test_expect_success $Q '110 stalled yes | tee /dev/null | reader: the next pipe 
 	quota_stop >/dev/null &&
 	for n in 10 20 30 40 50 60 70 80 90 100 110; do
 		quota_more 10 "yes | tee /dev/null |
-			(head -c 20000000 >/dev/null; exec sleep 300)" &&
+			(head -c 20000000 >/dev/null; exec sleep infinity)" &&
 		quota_wait $n sleep &&
 		quota_wait $n tee "*pipe_write*" &&
 		quota_wait $n yes "*pipe*" || exit 1
