@@ -447,19 +447,26 @@ def _serve(pid, feeder, readers):
 				threads = max(threads, len(os.listdir('/proc/%d/task' % pid)))
 			except OSError:
 				pass
-		p = select.poll()
-		wait = 5
-		for x in active:
-			if x.wake > now:
-				wait = min(wait, 1000 * (x.wake - now))
-			else:
-				p.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)
-		ready = {fd for fd, _ in p.poll(max(wait, 0))}
-		now = time.monotonic()
-		for x in list(active):
-			if x.fd in ready or (now >= x.wake > 0):
-				if not x.step(now):
-					active.remove(x)
+		serve_turn(active, feeder, 5)
+
+
+def serve_turn(active, feeder, wait):
+	"""One turn of serving ACTIVE, the feeder FEEDER and readers: wait at
+	most WAIT ms for an end to be ready, or for the time one that pauses
+	wakes, then step each one whose time came; those done leave ACTIVE."""
+	now = time.monotonic()
+	p = select.poll()
+	for x in active:
+		if x.wake > now:
+			wait = min(wait, 1000 * (x.wake - now))
+		else:
+			p.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)
+	ready = {fd for fd, _ in p.poll(max(wait, 0))}
+	now = time.monotonic()
+	for x in list(active):
+		if x.fd in ready or (now >= x.wake > 0):
+			if not x.step(now):
+				active.remove(x)
 
 
 def _status(st):

@@ -8,7 +8,6 @@ hundreds of MiB are judged without being kept.
 import os
 import random
 import re
-import select
 import signal
 import time
 
@@ -325,19 +324,7 @@ def _loop(procs, feeder, readers, holders, deadline):
 					threads = max(threads, len(os.listdir('/proc/%d/task' % procs[0].pid)))
 				except OSError:
 					pass
-			poll = select.poll()
-			wait = 20
-			for x in active:
-				if x.wake > now:
-					wait = min(wait, 1000 * (x.wake - now))
-				else:
-					poll.register(x.fd, select.POLLOUT if x is feeder else select.POLLIN)
-			ready = {fd for fd, _ in poll.poll(max(wait, 0))}
-			now = time.monotonic()
-			for x in list(active):
-				if x.fd in ready or (now >= x.wake > 0):
-					if not x.step(now):
-						active.remove(x)
+			execute.serve_turn(active, feeder, 20)
 	finally:
 		os.kill(dog, signal.SIGKILL)
 		os.waitpid(dog, 0)
