@@ -288,9 +288,12 @@ test_expect_success '-n -s -v on a large random input as GNU' '
 	test_like_gnu -b "$TRASH/rand"
 '
 
-test_expect_success 'output goes out as lines come, from a slow pipe' '
+# line_comes CMD...: CMD (cat -n, maybe behind strace) reads a FIFO
+# whose writer sends one line and holds it open: the line must come out
+# before the writer closes it.
+line_comes() {
 	mkfifo fifo &&
-	{ cat -n <fifo >out & } &&
+	{ "$@" <fifo >out & } &&
 	exec 3>fifo &&
 	printf "one\n" >&3 &&
 	wait_for_match out one &&
@@ -298,21 +301,17 @@ test_expect_success 'output goes out as lines come, from a slow pipe' '
 	wait &&
 	printf "     1\tone\n" >expect &&
 	test_cmp expect out
+}
+
+test_expect_success 'output goes out as lines come, from a slow pipe' '
+	line_comes cat -n
 '
 
 # A look at the input that a signal interrupts (EINTR, made by strace)
 # is no answer: looked at again, the input has nothing, the line goes out.
 test_expect_success STRACE 'output goes out as lines come, the look interrupted' '
-	mkfifo fifo &&
-	{ strace -f -qq -o /dev/null -e trace=poll,ppoll \
-		-e inject=poll,ppoll:error=EINTR:when=1 cat -n <fifo >out & } &&
-	exec 3>fifo &&
-	printf "one\n" >&3 &&
-	wait_for_match out one &&
-	exec 3>&- &&
-	wait &&
-	printf "     1\tone\n" >expect &&
-	test_cmp expect out
+	line_comes strace -f -qq -o /dev/null -e trace=poll,ppoll \
+		-e inject=poll,ppoll:error=EINTR:when=1 cat -n
 '
 
 test_expect_success 'unknown short option: message, status 1, nothing out' '
