@@ -151,6 +151,19 @@ fatal(struct fan *f, int err)
 	return signals_fatal(&f->held, err);
 }
 
+/* Return 1 if an output FAILED with an error that raised a held signal
+ * now due. */
+static int
+fatal_failure(struct fan *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (st(f, i)->st == OUT_FAILED && fatal(f, st(f, i)->err))
+			return 1;
+	return 0;
+}
+
 /*
  * A held signal is due, raised by the failure of output I (or by FAIL's
  * own write, I the count of outputs): no more rounds, no more telling.
@@ -222,7 +235,10 @@ report(struct fan *f, int all)
 			drop_failed(f);
 			return;
 		}
-		if (signals_due(&f->held)) {
+		/* A signal due now was raised by FAIL's own write, unless an
+		 * output's failure raised it: that one is told next, or is
+		 * the first that would be, and dies at its own GNU read. */
+		if (signals_due(&f->held) && !fatal_failure(f)) {
 			dying(f, f->n);
 			return;
 		}

@@ -654,8 +654,10 @@ TEST(stall_interrupted)
 	    WEXITSTATUS(status) == 0 && holds("p0", NULL) &&
 	    holds("f1", NULL) && holds("f2", NULL),
 	    "a stall seen through a signal every 10 ms: the pipes and "
-	    "threads given back (reader status %d), every byte",
-	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	    "threads given back (reader status %d; fan-out %d, %d failures; "
+	    "p0 %d, f1 %d, f2 %d), every byte",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1, r, l.calls,
+	    holds("p0", NULL), holds("f1", NULL), holds("f2", NULL));
 }
 
 /* Every case works in the scratch directory DIR, removed at the end. */
