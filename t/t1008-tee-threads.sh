@@ -6,6 +6,8 @@
 # fails or stalls while the others are mid-copy; SIGPIPE; and a process
 # limit too low for a thread.  GNU has no threads: with TEST_HOST=1 only
 # the cases that do not count threads run, against GNU's tee.
+# Runs alone: threads start once 4 MiB pass within a second; its quota uid is
+# t2005's too (t/run).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 . "$TEST_DIR/lib-quota.sh"

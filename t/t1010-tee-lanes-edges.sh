@@ -6,6 +6,7 @@
 # threads it grew, and takes them again when the stream is fast.  GNU's
 # tee is the reference: every case but those marked SLUICE runs against
 # it too.
+# Runs alone: the input goes quiet and fast again on cue (t/run).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 

@@ -45,6 +45,7 @@
 # timeout.  Cases whose expectation needs zero-copy calls are ZEROCOPY
 # (sluice, not the portable build); those where GNU 9.1 differs are
 # SLUICE.
+# Runs alone: some cases count calls that the scheduler shifts (t/run).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 

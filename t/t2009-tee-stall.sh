@@ -4,6 +4,7 @@
 # (their pages count against the user's pipe quota: t2005) and waits in
 # write(2), as GNU's tee does.  When the reader goes on, every output
 # still gets every byte, in order, and the stream takes zero-copy again.
+# Runs alone: a stall must be seen within its time (t/run).
 . "$(dirname "$0")/test-lib.sh"
 
 # tee_stall_reader PID: a python3 program, its stdin the output of tee
