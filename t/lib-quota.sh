@@ -119,14 +119,22 @@ quota_wait() {
 	while :; do
 		qw_n=0
 		for qw_p in $(quota_procs "$2" | cut -d" " -f1); do
-			qw_exe=$(readlink "/proc/$qw_p/exe") || continue
-			if [ "$qw_exe" != "$QUOTA_BIN/$2" ] &&
-			    quota_under_test "$2"; then
-				echo "quota_wait: process $qw_p runs $qw_exe, not $QUOTA_BIN/$2"
+			# Builtins only, in this loop over every process of the
+			# uid: a fork each made a wait for 110 pipelines cost
+			# minutes.  An exe that is gone (an exiting process)
+			# fails -ef as a different one would: looked at again.
+			if quota_under_test "$2" &&
+			    ! [ "/proc/$qw_p/exe" -ef "$QUOTA_BIN/$2" ]; then
+				[ -e "/proc/$qw_p/exe" ] || continue
+				echo "quota_wait: process $qw_p runs" \
+				    "$(readlink "/proc/$qw_p/exe"), not $QUOTA_BIN/$2"
 				return 1
 			fi
 			if [ $# -ge 3 ]; then
-				qw_w=$($SYS_CAT "/proc/$qw_p/wchan") || continue
+				# wchan ends in no newline: read says 1, and sets it.
+				qw_w=
+				read -r qw_w <"/proc/$qw_p/wchan" 2>/dev/null ||
+				    [ -n "$qw_w" ] || continue
 				# shellcheck disable=SC2254
 				case $qw_w in $3) ;; *) continue ;; esac
 			fi
