@@ -7,6 +7,7 @@
 #ifndef SLUICE_ENGINE_H
 #define SLUICE_ENGINE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -171,6 +172,7 @@ ssize_t io_move(struct io_call *c);
  */
 int io_move_all(struct io_call *c);
 struct pollfd;
+int wait_masked(struct pollfd *p, size_t n, int ms, const sigset_t *mask);
 int wait_any(struct pollfd *p, size_t n, int ms);
 int wait_fd(int fd, short events, int ms);
 int wait_either(int in, int out, int *side);

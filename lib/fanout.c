@@ -45,6 +45,8 @@ give_back(struct fan *f, size_t len)
 	if (chunk_release(&f->ch, len) == -1)
 		return -1;
 	f->mode = MODE_RW_UNTIL;
+	/* The input may be quiet: the next read looks first (check_pipes). */
+	f->in_dry = 1;
 	if (f->lanes != NULL)
 		stop_lanes(f);
 	/* Threads that were not to be had (the user's process limit) or
@@ -103,6 +105,7 @@ round_rw(struct fan *f)
 		if ((n = read_input(&f->in, &f->ch.buf, &f->ch.bufsize,
 		    lim)) <= 0)
 			return n;
+		f->in_dry = (size_t)n < lim;
 	}
 	for (off = 0; off < (size_t)n && !f->stop; off += k) {
 		k = (size_t)n - off < lim ? (size_t)n - off : lim;
@@ -514,7 +517,8 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 {
 	struct fan f = {
 		.outs = outs, .n = n, .flags = flags, .fail = fail, .ctx = ctx,
-		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1
+		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1,
+		.in_dry = 1
 	};
 	size_t i, only = 0;
 	int r = 1, saved;
@@ -549,7 +553,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 		r = copy_single(&f, only);
 	else if (f.live > 1) {
 		if (flags & SL_FANOUT_THREADS)
-			signals_hold(&f.held);
+			signals_hold(&f.held, &f.open);
 		plan_paths(&f);
 		while (r > 0 && f.live > 0 && !f.stop) {
 			check_fan(&f);

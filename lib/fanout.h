@@ -106,6 +106,7 @@ struct lane_out {
 struct lane_result {
 	int err;		/* the output's error, or 0 */
 	off_t err_at;		/* ... at that offset of the stream */
+	int raised;		/* ... and it raised SIGXFSZ on the worker */
 	int fell_back;		/* it refused splice(2): write(2) now */
 	int proven;		/* zero-copy reached it */
 };
@@ -197,6 +198,8 @@ struct fan {
 	enum threads threads;
 	struct lanes *lanes;
 	sigset_t held;		/* the signals held while it copies */
+	sigset_t open;		/* the caller's mask: held ones let in */
+	int in_dry;		/* the last read of the input came short */
 	off_t die_at;		/* -1; once a held signal is due, where every
 				   output is to be before it ends the process:
 				   GNU's read that failed starts there */
@@ -204,7 +207,7 @@ struct fan {
 };
 
 /* signals.c: the signals held while a fan-out copies. */
-void signals_hold(sigset_t *held);
+void signals_hold(sigset_t *held, sigset_t *open);
 void signals_let(const sigset_t *held);
 int signal_due(int sig);
 int signals_fatal(const sigset_t *held, int err);

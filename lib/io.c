@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -19,25 +20,36 @@
 
 /*
  * Wait until one of the N descriptors P is ready for its events, or for
- * MS milliseconds (-1: for ever).  EINTR is retried for the time left,
- * so that a signal handler neither ends the wait early nor makes it
- * longer.  Return the count of descriptors ready (P's revents say
- * which), 0 when MS passed first, or -1 with errno set (poll(2)'s:
+ * MS milliseconds (-1: for ever), with the signal mask MASK while it
+ * waits (ppoll(2): a signal blocked the rest of the time may come in
+ * then), or the thread's own if MASK is NULL.  EINTR is retried for the
+ * time left, so that a signal handler neither ends the wait early nor
+ * makes it longer.  Return the count of descriptors ready (P's revents
+ * say which), 0 when MS passed first, or -1 with errno set (ppoll(2)'s:
  * EINVAL, ENOMEM).
  */
 int
-wait_any(struct pollfd *p, size_t n, int ms)
+wait_masked(struct pollfd *p, size_t n, int ms, const sigset_t *mask)
 {
 	long long end = ms > 0 ? clock_ms() + ms : 0;
 
 	for (;;) {
-		int r = poll(p, n, ms);
+		struct timespec t = { ms / 1000, ms % 1000 * 1000000L };
+		int r = mask == NULL ? poll(p, n, ms) :
+		    ppoll(p, n, ms < 0 ? NULL : &t, mask);
 
 		if (r >= 0 || errno != EINTR)
 			return r;
 		if (ms > 0 && (ms = end - clock_ms()) < 0)
 			ms = 0;
 	}
+}
+
+/* wait_masked with the thread's own mask. */
+int
+wait_any(struct pollfd *p, size_t n, int ms)
+{
+	return wait_masked(p, n, ms, NULL);
 }
 
 /*

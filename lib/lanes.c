@@ -29,7 +29,9 @@
  * Signals.  A worker is born with every signal blocked: handlers run on
  * the caller's thread, as a caller of a library expects, and the two a
  * write raises, SIGPIPE and SIGXFSZ, are held by the fan-out meanwhile
- * (signals.c).  A worker's own SIGXFSZ is passed on to the process.
+ * (signals.c).  A worker's own SIGXFSZ is taken off it and told with
+ * its lane's error (lane_result.raised); the fan-out raises it on its
+ * thread when it learns of that error, as if its own write had.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,6 +94,7 @@ struct lane {
 	long used;		/* the slots the chunks are counted at */
 	int err;		/* the output's error, or 0 */
 	off_t err_at;		/* where it came */
+	int raised;		/* ... and it raised SIGXFSZ */
 	size_t worker;		/* which worker serves it */
 };
 
@@ -245,16 +248,26 @@ next_lane(struct lanes *c, struct worker *w)
 }
 
 /*
- * A write of this worker's failed with ERR.  A SIGXFSZ it raised waits
- * for this thread alone, which blocks every signal and would end
- * without taking it: pass it on to the process, where a handler runs on
- * another thread, or the fan-out's thread finds it held (signals.c).
+ * A write of this worker's failed with ERR.  Return 1 if it raised
+ * SIGXFSZ, which waits for this thread alone (it blocks every signal,
+ * and would end without taking it): taken off the thread here, it is
+ * the fan-out's to raise on its own (lane_failed), where a handler
+ * runs, or where it is held (signals.c).  Not passed on to the process
+ * from here: a wait of the fan-out that lets the held signals in
+ * (watch.c) would end the process before the outputs had their due.
  */
-static void
-pass_on_signal(int err)
+static int
+took_signal(int err)
 {
-	if (err == EFBIG && signal_due(SIGXFSZ))
-		kill(getpid(), SIGXFSZ);
+	static const struct timespec now = { 0, 0 };
+	sigset_t xfsz;
+
+	if (err != EFBIG || !signal_due(SIGXFSZ))
+		return 0;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	sigtimedwait(&xfsz, NULL, &now);
+	return 1;
 }
 
 /* A worker: move what is posted to its lanes into their outputs until
@@ -269,7 +282,7 @@ work(void *arg)
 	for (;;) {
 		struct lane *l = next_lane(c, w);
 		size_t n, moved = 0, written = 0;
-		int err = 0;
+		int err = 0, raised = 0;
 
 		if (l == NULL) {
 			if (c->closing)
@@ -281,13 +294,14 @@ work(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		if (l->err == 0 && lane_write(l, w, n, &moved, &written) == -1) {
 			err = errno;
-			pass_on_signal(err);
+			raised = took_signal(err);
 		}
 		lane_drop(l, w, n - moved);
 		pthread_mutex_lock(&c->lock);
 		if (err) {
 			l->err = err;
 			l->err_at = l->done + written;
+			l->raised = raised;
 		}
 		l->done += n;
 		if (c->waited == l)
@@ -525,6 +539,7 @@ lanes_result(struct lanes *c, size_t k, struct lane_result *r)
 	pthread_mutex_lock(&c->lock);
 	r->err = l->err;
 	r->err_at = l->err_at;
+	r->raised = l->raised;
 	r->fell_back = l->rw;
 	r->proven = l->proven;
 	pthread_mutex_unlock(&c->lock);

@@ -191,6 +191,11 @@ lane_failed(struct fan *f, size_t i)
 		return;
 	o->err = r.err;
 	o->err_at = r.err_at;
+	/* The worker's SIGXFSZ, raised here as by a write of this thread's
+	 * own: held, it makes the failure fatal (report); handled, the
+	 * handler runs here. */
+	if (r.raised)
+		raise(SIGXFSZ);
 	set_state(f, i, OUT_FAILED);
 }
 

@@ -12,6 +12,11 @@
  * fan-out gives the other outputs their due and lets the signal go,
  * which then ends the process.  Signals the caller blocked or handles
  * are left as they are.
+ *
+ * A signal sent from outside acts as on GNU's tee whenever the fan-out
+ * waits, for input or for an output's room, as GNU's would wait in
+ * read(2) or write(2): each wait lets the held signals in (watch.c's
+ * wait_mask), unless one is due already, raised by an output's write.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,10 +30,11 @@ static const int fatal_sigs[] = { SIGPIPE, SIGXFSZ };
 /*
  * Block on this thread the signals a write may raise that would end the
  * process (their default action, not blocked already); store them in
- * *HELD for signals_let.
+ * *HELD for signals_let, and the thread's mask before in *OPEN, the
+ * mask to wait with.
  */
 void
-signals_hold(sigset_t *held)
+signals_hold(sigset_t *held, sigset_t *open)
 {
 	struct sigaction sa;
 	sigset_t before;
@@ -43,6 +49,7 @@ signals_hold(sigset_t *held)
 		sigemptyset(held);
 		return;
 	}
+	*open = before;
 	for (k = 0; k < sizeof fatal_sigs / sizeof *fatal_sigs; k++)
 		if (sigismember(&before, fatal_sigs[k]) == 1)
 			sigdelset(held, fatal_sigs[k]);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 
 #include "fanout.h"
 
@@ -19,6 +20,38 @@
  * read/write until it is fast again.
  */
 #define STALL_MS	1000
+
+/*
+ * The signal mask to wait with: the caller's, which lets in the signals
+ * held while the fan-out copies (signals.c), so that one sent from
+ * outside ends the process in a wait as it would end GNU's tee in its
+ * read(2) or write(2); NULL (the thread's own, which holds them) once
+ * one is due, raised by an output's write: that one ends the process
+ * only after every output had its due.
+ */
+static const sigset_t *
+wait_mask(struct fan *f)
+{
+	if (sigisemptyset(&f->held) || f->die_at != -1 ||
+	    signals_due(&f->held))
+		return NULL;
+	return &f->open;
+}
+
+/*
+ * Wait for the N descriptors of F->polls, MS milliseconds at most (-1:
+ * for ever), as wait_any: a look first, and only if it finds nothing
+ * ready, the wait with wait_mask's mask.
+ */
+static int
+wait_polls(struct fan *f, size_t n, int ms)
+{
+	int r = wait_any(f->polls, n, 0);
+
+	if (r != 0 || ms == 0)
+		return r;
+	return wait_masked(f->polls, n, ms, wait_mask(f));
+}
 
 /* Return 1 if output I can take part in wait_input's watch: an output
  * pipe, with SL_FANOUT_PIPE_CHECK. */
@@ -50,7 +83,7 @@ wait_input(struct fan *f, int ms)
 			if (watched(f, i))
 				f->polls[m++] = (struct pollfd){
 				    .fd = f->outs[i].fd };
-		if ((r = wait_any(f->polls, m, ms)) <= 0)
+		if ((r = wait_polls(f, m, ms)) <= 0)
 			return r;
 		if (f->polls[0].revents != 0)
 			return 1;
@@ -63,13 +96,21 @@ wait_input(struct fan *f, int ms)
 	}
 }
 
-/* Before a read that may wait: with SL_FANOUT_PIPE_CHECK, wait_input,
- * for ever (if it fails, the read waits).  A regular file never keeps
- * us waiting. */
+/*
+ * Before a read that may wait: with SL_FANOUT_PIPE_CHECK, wait_input,
+ * for ever (if it fails, the read waits).  With signals held, the same
+ * after a read that came short (F->in_dry): that one drained the input,
+ * and the next read would wait with them held, where a signal from
+ * outside would end GNU's tee; after a full read the input has more,
+ * and no look is made.  A regular file never keeps us waiting.
+ */
 void
 check_pipes(struct fan *f)
 {
-	if ((f->flags & SL_FANOUT_PIPE_CHECK) && f->in.kind != K_FILE)
+	if (f->in.kind == K_FILE)
+		return;
+	if ((f->flags & SL_FANOUT_PIPE_CHECK) ||
+	    (!sigisemptyset(&f->held) && f->in_dry))
 		wait_input(f, -1);
 }
 
@@ -168,13 +209,16 @@ survey(struct fan *f)
 int
 output_stalled(struct fan *f, size_t i)
 {
-	int fd = f->ends[i].fd;
+	int r;
 
 	if (st(f, i)->roomy) {
 		st(f, i)->roomy = 0;
 		return 0;
 	}
-	if (!may_stall(f, i) || wait_fd(fd, POLLOUT, STALL_MS) == 0)
+	if (!may_stall(f, i))
 		return 0;
-	return errno == ETIMEDOUT ? 1 : -1;
+	f->polls[0] = (struct pollfd){ .fd = f->ends[i].fd, .events = POLLOUT };
+	if ((r = wait_polls(f, 1, STALL_MS)) > 0)
+		return 0;
+	return r == 0 ? 1 : -1;
 }

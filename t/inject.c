@@ -16,7 +16,7 @@
  *
  *	CALL[:in=FD][:out=FD]:[nth=RANGE:]error=ERRNO|retval=N
  *
- * CALL is read, write, splice, tee or poll.  in= and out= ask for the
+ * CALL is read, write, splice, tee or poll (poll(2) and ppoll(2)).  in= and out= ask for the
  * call's descriptors: read's is in, write's out; FD a number, or !FD
  * for any other.  RANGE is K, K..L or K+, counting from 1 the calls that
  * match, made by any thread of the process, less those that the kernel
@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ static ssize_t (*real_splice)(int, loff_t *, int, loff_t *, size_t,
 static ssize_t (*real_tee)(int, int, size_t, unsigned int);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_poll_chk)(struct pollfd *, nfds_t, int, size_t);
+static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+    const sigset_t *);
 
 /* Append a line made of FMT to the log, if there is one. */
 static void
@@ -244,8 +247,10 @@ inject_init(void)
 	    dlsym(RTLD_NEXT, "poll");
 	real_poll_chk = (int (*)(struct pollfd *, nfds_t, int, size_t))
 	    dlsym(RTLD_NEXT, "__poll_chk");
+	real_ppoll = (int (*)(struct pollfd *, nfds_t, const struct timespec *,
+	    const sigset_t *))dlsym(RTLD_NEXT, "ppoll");
 	if (real_read == NULL || real_write == NULL || real_splice == NULL ||
-	    real_tee == NULL || real_poll == NULL) {
+	    real_tee == NULL || real_poll == NULL || real_ppoll == NULL) {
 		fprintf(stderr, "inject.so: %s\n", dlerror());
 		_exit(125);
 	}
@@ -421,6 +426,23 @@ poll(struct pollfd *p, nfds_t n, int ms)
 	if (f != NULL)
 		return (int)faked(f);
 	r = real_poll(p, n, ms);
+	after_call(matched, r);
+	return r;
+}
+
+/* ppoll(2) counts as a poll: the engine waits with it where it lets
+ * signals in. */
+int
+ppoll(struct pollfd *p, nfds_t n, const struct timespec *t,
+    const sigset_t *mask)
+{
+	unsigned matched;
+	struct fault *f = before_call(C_POLL, -1, -1, &matched);
+	int r;
+
+	if (f != NULL)
+		return (int)faked(f);
+	r = real_ppoll(p, n, t, mask);
 	after_call(matched, r);
 	return r;
 }

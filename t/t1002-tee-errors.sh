@@ -463,4 +463,53 @@ for lim in 8 9 10 11 12 13; do
 	done
 done
 
+# A SIGPIPE sent from outside (`timeout -s PIPE`, `kill -PIPE`) ends tee
+# while it waits for input, as it ends GNU's, which waits in read(2):
+# with two outputs or more sluice holds SIGPIPE while it writes, and
+# must let it in while it waits.  The input is a FIFO held open here
+# (descriptor 9), at first empty, then after 8 MiB went through (the
+# stream then on tee's own pipes and threads, gone quiet).  A tee that
+# kept the signal waiting would wait for ever: killed after 60 s, its
+# status then 137.
+# tee_killed_waiting BYTES: run tee f1 f2 on the FIFO, give it BYTES of
+# the input and wait until f1 holds them, send SIGPIPE; its status goes
+# to status.
+tee_killed_waiting() {
+	rm -f fi f1 f2 status && mkfifo fi && exec 9<>fi &&
+	{ env --default-signal=PIPE tee f1 f2 <fi 2>err & } &&
+	tkw_pid=$! &&
+	head -c "$1" "$TRASH/in.8m" >&9 &&
+	tkw_i=0 &&
+	until [ -f f1 ] && [ "$(wc -c <f1)" -ge "$1" ]; do
+		[ $tkw_i -lt 300 ] || break
+		sleep 0.1
+		tkw_i=$((tkw_i + 1))
+	done &&
+	kill -PIPE $tkw_pid &&
+	{ (sleep 60; kill -KILL $tkw_pid 2>/dev/null) & } &&
+	tkw_dog=$! &&
+	{ wait $tkw_pid; echo $? >status; } &&
+	kill $tkw_dog 2>/dev/null
+	exec 9>&-
+	test -s status
+}
+
+test_expect_success 'setup: 8 MiB of input' '
+	head -c 8388608 /dev/urandom >"$TRASH/in.8m"
+'
+
+test_expect_success 'tee f1 f2, no input yet: a SIGPIPE from outside ends it' '
+	tee_killed_waiting 0 &&
+	test "$($SYS_CAT status)" = "$SIGPIPE_STATUS" &&
+	test_must_be_empty err
+'
+
+test_expect_success 'tee f1 f2, input quiet after 8 MiB: a SIGPIPE from outside ends it' '
+	tee_killed_waiting 8388608 &&
+	test "$($SYS_CAT status)" = "$SIGPIPE_STATUS" &&
+	test_must_be_empty err &&
+	test_cmp "$TRASH/in.8m" f1 &&
+	test_cmp "$TRASH/in.8m" f2
+'
+
 test_done

@@ -406,7 +406,7 @@ done
 # kernel instead.  After an EAGAIN tee did not ask for (a descriptor of
 # O_NONBLOCK), a failed poll is that side's error: here f1's.
 for p in pp pf pff; do
-	tee_fault STRACE $p "splice:error=EAGAIN:when=1 poll:error=EINTR:when=1..3" exact
+	tee_fault STRACE $p "splice:error=EAGAIN:when=1 poll,ppoll:error=EINTR:when=1..3" exact
 done
 for err in EFAULT EBADF; do
 	tee_fault_poll() {
