@@ -220,6 +220,11 @@ report(struct fan *f, int all)
 			if (in_lane(st(f, i)->st))
 				lane_failed(f, i);
 	}
+	/* A failure that raised a held signal is told now, with all before
+	 * it, as failed() does: the process dies at once (watch.c's waits
+	 * count on it). */
+	if (!all && fatal_failure(f))
+		all = 1;
 	for (;;) {
 		first = f->n;
 		for (i = 0; i < f->n; i++)

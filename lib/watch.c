@@ -26,14 +26,14 @@
  * held while the fan-out copies (signals.c), so that one sent from
  * outside ends the process in a wait as it would end GNU's tee in its
  * read(2) or write(2); NULL (the thread's own, which holds them) once
- * one is due, raised by an output's write: that one ends the process
- * only after every output had its due.
+ * the process is dying.  No signal an output's write raised can be due
+ * before: its failure makes the fan-out die at once (report, dying),
+ * and a lane's is raised only then (lane_failed).
  */
 static const sigset_t *
 wait_mask(struct fan *f)
 {
-	if (sigisemptyset(&f->held) || f->die_at != -1 ||
-	    signals_due(&f->held))
+	if (sigisemptyset(&f->held) || f->die_at != -1)
 		return NULL;
 	return &f->open;
 }
