@@ -110,7 +110,10 @@ quota_proc_line() {
 # called NAME (yes, tee and cat: each running the copy QUOTA_BIN/NAME,
 # whatever else: any program), and, with STATE,
 # each asleep in the kernel where /proc/PID/wchan matches the shell
-# pattern STATE (*pipe*: waiting on a pipe).  A process called NAME
+# pattern STATE (*pipe*: waiting on a pipe), or, STATE "input", waiting
+# for input: in a pipe's read, or in poll(2) (tee with two outputs or
+# more looks at a drained input first, so that a signal can come in
+# while it waits).  A process called NAME
 # that runs anything else fails at once: the shell fell through to
 # another program.  Gives up after about 5 minutes, which only a hang
 # takes on a loaded machine, and fails.
@@ -135,8 +138,15 @@ quota_wait() {
 				qw_w=
 				read -r qw_w <"/proc/$qw_p/wchan" 2>/dev/null ||
 				    [ -n "$qw_w" ] || continue
-				# shellcheck disable=SC2254
-				case $qw_w in $3) ;; *) continue ;; esac
+				case $3 in
+				input)
+					case $qw_w in
+					*pipe_read* | *poll*) ;;
+					*) continue ;;
+					esac ;;
+				*)	# shellcheck disable=SC2254
+					case $qw_w in $3) ;; *) continue ;; esac ;;
+				esac
 			fi
 			qw_n=$((qw_n + 1))
 		done

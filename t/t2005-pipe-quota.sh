@@ -32,7 +32,7 @@ test_expect_success $Q 'the default pipe size, for reference' '
 
 test_expect_success $Q '40 idle tees: the next pipe keeps its size' '
 	quota_crowd 40 "sleep infinity | tee /dev/null | sleep infinity" &&
-	quota_wait 40 tee "*pipe*" &&
+	quota_wait 40 tee input &&
 	quota_next_pipe >actual &&
 	quota_stop &&
 	echo 65536 >expect &&
@@ -41,7 +41,7 @@ test_expect_success $Q '40 idle tees: the next pipe keeps its size' '
 
 test_expect_success $Q '40 idle tees with files and cats: the next pipe keeps its size' '
 	quota_crowd 40 "sleep infinity | tee /dev/null /dev/null | cat | sleep infinity" &&
-	quota_wait 40 tee "*pipe*" &&
+	quota_wait 40 tee input &&
 	quota_wait 40 cat "*pipe*" &&
 	quota_next_pipe >actual &&
 	quota_stop &&
@@ -62,7 +62,7 @@ test_expect_success $Q '40 trickling tees: the next pipe keeps its size' '
 
 test_expect_success $Q '40 yes | head -n 1 beside 40 idle tees: the next pipe keeps its size' '
 	quota_crowd 40 "sleep infinity | tee /dev/null | sleep infinity" &&
-	quota_wait 40 tee "*pipe*" &&
+	quota_wait 40 tee input &&
 	i=0 &&
 	while [ $i -lt 40 ]; do
 		as_quota sh -c "yes | head -n 1" >/dev/null || return 1
