@@ -16,7 +16,8 @@
  * A signal sent from outside acts as on GNU's tee whenever the fan-out
  * waits, for input or for an output's room, as GNU's would wait in
  * read(2) or write(2): each wait lets the held signals in (watch.c's
- * wait_mask), unless one is due already, raised by an output's write.
+ * wait_mask), unless the process is dying of one an output's write
+ * raised.
  */
 #define _GNU_SOURCE
 #include <errno.h>

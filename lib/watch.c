@@ -38,18 +38,11 @@ wait_mask(struct fan *f)
 	return &f->open;
 }
 
-/*
- * Wait for the N descriptors of F->polls, MS milliseconds at most (-1:
- * for ever), as wait_any: a look first, and only if it finds nothing
- * ready, the wait with wait_mask's mask.
- */
+/* Wait for the N descriptors of F->polls, MS milliseconds at most (-1:
+ * for ever), as wait_any, with wait_mask's mask. */
 static int
 wait_polls(struct fan *f, size_t n, int ms)
 {
-	int r = wait_any(f->polls, n, 0);
-
-	if (r != 0 || ms == 0)
-		return r;
 	return wait_masked(f->polls, n, ms, wait_mask(f));
 }
 
