@@ -108,7 +108,9 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * process, are blocked on the calling thread, FAIL's calls included:
  * one raised meanwhile ends the process once every output has had what
  * GNU's tee would have given it before it ended, and the threads have
- * written what they were given.  Setting the environment
+ * written what they were given.  One sent from outside comes in while
+ * the engine waits for input, or for an output's room, with no threads
+ * running.  Setting the environment
  * variable SLUICE_THREADS to N allows at most N threads that copy (1:
  * none but the caller's).
  */

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,6 @@ give_back(struct fan *f, size_t len)
 	if (chunk_release(&f->ch, len) == -1)
 		return -1;
 	f->mode = MODE_RW_UNTIL;
-	/* The input may be quiet: the next read looks first (check_pipes). */
-	f->in_dry = 1;
 	if (f->lanes != NULL)
 		stop_lanes(f);
 	/* Threads that were not to be had (the user's process limit) or
@@ -105,7 +104,6 @@ round_rw(struct fan *f)
 		if ((n = read_input(&f->in, &f->ch.buf, &f->ch.bufsize,
 		    lim)) <= 0)
 			return n;
-		f->in_dry = (size_t)n < lim;
 	}
 	for (off = 0; off < (size_t)n && !f->stop; off += k) {
 		k = (size_t)n - off < lim ? (size_t)n - off : lim;
@@ -517,8 +515,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 {
 	struct fan f = {
 		.outs = outs, .n = n, .flags = flags, .fail = fail, .ctx = ctx,
-		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1,
-		.in_dry = 1
+		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1
 	};
 	size_t i, only = 0;
 	int r = 1, saved;
@@ -534,6 +531,10 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	chunk_init(&f.ch);
 	sigemptyset(&f.held);
 	end_init(&f.in, in);
+	/* An input open for writing only fails at its first read (EBADF),
+	 * as GNU's: never looked at (check_pipes), which would wait for
+	 * ever. */
+	f.in_wronly = (fcntl(in, F_GETFL) & O_ACCMODE) == O_WRONLY;
 	for (i = 0; i < n; i++) {
 		struct out_state *o = st(&f, i);
 

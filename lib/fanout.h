@@ -199,7 +199,7 @@ struct fan {
 	struct lanes *lanes;
 	sigset_t held;		/* the signals held while it copies */
 	sigset_t open;		/* the caller's mask: held ones let in */
-	int in_dry;		/* the last read of the input came short */
+	int in_wronly;		/* the input is open for writing only */
 	off_t die_at;		/* -1; once a held signal is due, where every
 				   output is to be before it ends the process:
 				   GNU's read that failed starts there */

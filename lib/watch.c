@@ -3,8 +3,9 @@
  * the input and at the outputs that may stall (survey); an output whose
  * reader stalled (output_stalled); the input, while it is quiet, and
  * the output pipes that may break meanwhile (wait_input).  Every wait
- * goes on through a signal for the time left (wait_any, lib/io.c), so a
- * handler never makes a stall or a quiet input go unnoticed.
+ * goes on through a signal for the time left (wait_masked, lib/io.c),
+ * so a handler never makes a stall or a quiet input go unnoticed; the
+ * signals held while the fan-out copies come in then (wait_mask).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,15 +26,19 @@
  * The signal mask to wait with: the caller's, which lets in the signals
  * held while the fan-out copies (signals.c), so that one sent from
  * outside ends the process in a wait as it would end GNU's tee in its
- * read(2) or write(2); NULL (the thread's own, which holds them) once
- * the process is dying.  No signal an output's write raised can be due
- * before: its failure makes the fan-out die at once (report, dying),
- * and a lane's is raised only then (lane_failed).
+ * read(2) or write(2).  NULL (the thread's own, which holds them) once
+ * the process is dying or stopping, and while lanes run: a signal let
+ * in then would end the process before the lanes wrote what they were
+ * given, and the files would hold less than the pipes' readers got.
+ * No signal an output's write raised can be due before: its failure
+ * makes the fan-out die at once (report, dying), and a lane's is raised
+ * only then (lane_failed).
  */
 static const sigset_t *
 wait_mask(struct fan *f)
 {
-	if (sigisemptyset(&f->held) || f->die_at != -1)
+	if (sigisemptyset(&f->held) || f->die_at != -1 || f->stop ||
+	    f->lanes != NULL)
 		return NULL;
 	return &f->open;
 }
@@ -90,20 +95,18 @@ wait_input(struct fan *f, int ms)
 }
 
 /*
- * Before a read that may wait: with SL_FANOUT_PIPE_CHECK, wait_input,
- * for ever (if it fails, the read waits).  With signals held, the same
- * after a read that came short (F->in_dry): that one drained the input,
- * and the next read would wait with them held, where a signal from
- * outside would end GNU's tee; after a full read the input has more,
- * and no look is made.  A regular file never keeps us waiting.
+ * Before a read that may wait: with SL_FANOUT_PIPE_CHECK, or signals
+ * held (a read that waited would keep them out, where a signal from
+ * outside would end GNU's tee in its read), wait_input, for ever (if it
+ * fails, the read waits).  A regular file never keeps us waiting; an
+ * input open for writing only is not looked at: its read fails.
  */
 void
 check_pipes(struct fan *f)
 {
-	if (f->in.kind == K_FILE)
+	if (f->in.kind == K_FILE || f->in_wronly)
 		return;
-	if ((f->flags & SL_FANOUT_PIPE_CHECK) ||
-	    (!sigisemptyset(&f->held) && f->in_dry))
+	if ((f->flags & SL_FANOUT_PIPE_CHECK) || !sigisemptyset(&f->held))
 		wait_input(f, -1);
 }
 

@@ -512,4 +512,16 @@ test_expect_success 'tee f1 f2, input quiet after 8 MiB: a SIGPIPE from outside 
 	test_cmp "$TRASH/in.8m" f2
 '
 
+# An input open for writing only (here the write end of tee's own stdout
+# pipe): the first read fails with EBADF, as GNU's; a tee that looked
+# at it first for input would wait for ever (killed after 60 s).
+test_expect_success 'an input open for writing only: read error at once' '
+	save_status timeout 60 tee f1 f2 0<&1 2>err | $SYS_CAT >out &&
+	test_status 1 &&
+	echo "tee: read error: $(strerror EBADF)" >expect.err &&
+	test_cmp expect.err err &&
+	test_must_be_empty f1 &&
+	test_must_be_empty f2
+'
+
 test_done
