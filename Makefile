@@ -383,7 +383,7 @@ FUZZCC = clang
 FUZZFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 VALGRIND = valgrind -q --leak-check=full --error-exitcode=1 \
-	--suppressions=t/valgrind.supp
+	--suppressions=$(CURDIR)/t/valgrind.supp
 # The shell tests run with yes and tee under valgrind: those that do not
 # depend on argv[0], on spare descriptors, or on speed.
 VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
