@@ -22,8 +22,10 @@
  * decides when.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sluice.h"
 #include "fanout.h"
@@ -141,22 +143,46 @@ chunk_splice(struct chunk *ch, int fd, size_t len, int nowait,
 	return k;
 }
 
-/* Make BUF hold at least LEN bytes (BUF_SIZE, if that much memory can
- * be had); return 0, or -1 with errno set. */
+/*
+ * Make BUF hold at least LEN bytes (BUF_SIZE, if that much memory can
+ * be had); return 0, or -1 with errno set.  A page or less never fails:
+ * without that much heap, BUF is the chunk's own PAGE, as GNU's tee
+ * copies through a buffer on its stack.  A heap buffer is never smaller
+ * than a page, so BUF moves to PAGE only from no buffer at all, and
+ * from PAGE to the heap with what it holds.
+ */
 int
 buf_need(struct chunk *ch, size_t len)
 {
-	char *b = NULL;
+	char *old = ch->buf == ch->page ? NULL : ch->buf, *b = NULL;
 
 	if (len <= ch->bufsize)
 		return 0;
-	if (len < BUF_SIZE && (b = realloc(ch->buf, BUF_SIZE)) != NULL)
+	if (len < BUF_SIZE && (b = realloc(old, BUF_SIZE)) != NULL)
 		len = BUF_SIZE;
-	if (b == NULL && (b = realloc(ch->buf, len)) == NULL)
-		return -1;
+	if (b == NULL && (b = realloc(old, len)) == NULL) {
+		if (len > sizeof ch->page)
+			return -1;
+		assert(ch->buf == NULL);
+		b = ch->page;
+		len = sizeof ch->page;
+	} else if (ch->buf == ch->page) {
+		memcpy(b, ch->page, ch->bufsize);
+	}
 	ch->buf = b;
 	ch->bufsize = len;
 	return 0;
+}
+
+/* Read LIM bytes at most of input IN into BUF, as read_input does; a
+ * record is cut to the PAGE that BUF may be, as GNU's read(2) cuts it
+ * to its buffer.  Return as read_input. */
+ssize_t
+buf_read(struct chunk *ch, const struct end *in, size_t lim)
+{
+	if (ch->buf == ch->page)
+		return read_some(in->fd, ch->buf, lim);
+	return read_input(in, &ch->buf, &ch->bufsize, lim);
 }
 
 /* Read N bytes of pipe P, known to hold them, into BUF at OFF; return
@@ -244,7 +270,8 @@ chunk_free(struct chunk *ch)
 {
 	close_pair(ch->pipe);
 	close_pair(ch->copy);
-	free(ch->buf);
+	if (ch->buf != ch->page)
+		free(ch->buf);
 	ch->buf = NULL;
 	ch->bufsize = 0;
 }

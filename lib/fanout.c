@@ -87,11 +87,10 @@ round_rw(struct fan *f)
 	size_t i, off, k, lim = chunk_limit(f, BUF_SIZE);
 	ssize_t n;
 
-	/* Short of memory, smaller chunks (down to a page) only cost more
-	 * calls. */
+	/* Short of memory, smaller chunks (down to a page, which never
+	 * fails) only cost more calls. */
 	while (buf_need(&f->ch, lim) == -1)
-		if ((lim /= 2) < BUF_MIN)
-			return -1;
+		lim /= 2;
 	if (f->ch.carry > 0) {
 		/* What the chunk pipe held when it was given back. */
 		memmove(f->ch.buf, f->ch.buf + f->ch.carry_at, f->ch.carry);
@@ -101,8 +100,7 @@ round_rw(struct fan *f)
 		check_pipes(f);
 		if (f->live == 0 || f->stop)
 			return 1;
-		if ((n = read_input(&f->in, &f->ch.buf, &f->ch.bufsize,
-		    lim)) <= 0)
+		if ((n = buf_read(&f->ch, &f->in, lim)) <= 0)
 			return n;
 	}
 	for (off = 0; off < (size_t)n && !f->stop; off += k) {
@@ -377,8 +375,7 @@ round_zc(struct fan *f)
 	 * there (a write(2) output, a stall): short of memory, smaller
 	 * chunks, as on the read/write path. */
 	while (buf_need(&f->ch, lim) == -1)
-		if ((lim /= 2) < BUF_MIN)
-			return -1;
+		lim /= 2;
 	/* What a survey found holds for its round alone. */
 	for (i = 0; i < f->n; i++)
 		st(f, i)->roomy = 0;

@@ -63,8 +63,10 @@ struct chunk {
 	size_t held;		/* bytes in it */
 	int copy[2];		/* the copy pipe: a duplicate of the chunk */
 	long copy_size;		/* its capacity */
-	char *buf;		/* the chunk in memory */
+	char *buf;		/* the chunk in memory: heap, or PAGE */
 	size_t bufsize;
+	char page[BUF_MIN];	/* BUF when not even a page of heap could
+				   be had (buf_need) */
 	enum chunk_at at;	/* this round's chunk, on the zero-copy path */
 	size_t carry;		/* input bytes at BUF + CARRY_AT, the rest of
 				   the chunk pipe when it was given back:
@@ -91,6 +93,7 @@ ssize_t copy_splice(struct chunk *ch, int fd, size_t len, int nowait,
 int copy_to_buf(struct chunk *ch, size_t off, size_t n);
 int chunk_release(struct chunk *ch, size_t len);
 int buf_need(struct chunk *ch, size_t len);
+ssize_t buf_read(struct chunk *ch, const struct end *in, size_t lim);
 void chunk_free(struct chunk *ch);
 
 /* What the fan-out gives a lane: its output, and what zero-copy did. */

@@ -16,9 +16,13 @@
  *
  *	CALL[:in=FD][:out=FD]:[nth=RANGE:]error=ERRNO|retval=N
  *
- * CALL is read, write, splice, tee or poll (poll(2) and ppoll(2)).  in= and out= ask for the
- * call's descriptors: read's is in, write's out; FD a number, or !FD
- * for any other.  RANGE is K, K..L or K+, counting from 1 the calls that
+ *	CALL[:size=RANGE][:nth=RANGE]:error=ERRNO|retval=N
+ *
+ * CALL is read, write, splice, tee or poll (poll(2) and ppoll(2)), or
+ * calloc or realloc (malloc(3)'s).  in= and out= ask for the call's
+ * descriptors: read's is in, write's out; FD a number, or !FD for any
+ * other.  size= asks for the bytes calloc or realloc is asked for, in a
+ * RANGE as nth='s; error=ENOMEM makes the call return NULL.  RANGE is K, K..L or K+, counting from 1 the calls that
  * match, made by any thread of the process, less those that the kernel
  * answered EAGAIN (a faked one counts); without nth=, every matching
  * call.  A fault's call is not made: error= returns -1 with that errno
@@ -42,10 +46,11 @@
 #include <string.h>
 #include <unistd.h>
 
-enum call { C_READ, C_WRITE, C_SPLICE, C_TEE, C_POLL, NCALLS };
+enum call { C_READ, C_WRITE, C_SPLICE, C_TEE, C_POLL, C_CALLOC, C_REALLOC,
+	NCALLS };
 
 static const char *const call_names[NCALLS] = {
-	"read", "write", "splice", "tee", "poll"
+	"read", "write", "splice", "tee", "poll", "calloc", "realloc"
 };
 
 /* The errors the fault tests inject, by name. */
@@ -70,6 +75,7 @@ struct fault {
 	enum call call;
 	struct fdsel in, out;
 	long first, last;	/* the range of nth=; last -1: no end */
+	long least, most;	/* the range of size=; most -1: no end */
 	int err;		/* error=, or 0 */
 	long retval;		/* retval=, where err is 0 */
 	char action[32];	/* error=NAME or retval=N, for the log */
@@ -91,6 +97,8 @@ static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_poll_chk)(struct pollfd *, nfds_t, int, size_t);
 static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
     const sigset_t *);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
 
 /* Append a line made of FMT to the log, if there is one. */
 static void
@@ -142,28 +150,43 @@ parse_fd(const char *s, struct fdsel *sel)
 	return *s == '\0' || *end != '\0' || errno ? -1 : 0;
 }
 
-/* Parse RANGE (K, K..L, K+) from S into F; return 0, or -1. */
+/* Parse RANGE (K, K..L, K+) from S into *FIRST and *LAST (-1: no end);
+ * return 0, or -1. */
 static int
-parse_range(const char *s, struct fault *f)
+parse_range(const char *s, long *first, long *last)
 {
 	char *end;
 
-	f->first = strtol(s, &end, 10);
-	if (end == s || f->first < 1)
+	*first = strtol(s, &end, 10);
+	if (end == s || *first < 1)
 		return -1;
 	if (*end == '\0') {
-		f->last = f->first;
+		*last = *first;
 		return 0;
 	}
 	if (strcmp(end, "+") == 0) {
-		f->last = -1;
+		*last = -1;
 		return 0;
 	}
 	if (strncmp(end, "..", 2) != 0)
 		return -1;
 	s = end + 2;
-	f->last = strtol(s, &end, 10);
-	return end == s || *end != '\0' || f->last < f->first ? -1 : 0;
+	*last = strtol(s, &end, 10);
+	return end == s || *end != '\0' || *last < *first ? -1 : 0;
+}
+
+/* N in the range FIRST..LAST (LAST -1: no end). */
+static int
+in_range(long n, long first, long last)
+{
+	return n >= first && (last == -1 || n <= last);
+}
+
+/* CALL allocates memory. */
+static int
+is_alloc(enum call call)
+{
+	return call == C_CALLOC || call == C_REALLOC;
 }
 
 /* Parse one fault, SPEC (which it may change), into F; return 0, or -1. */
@@ -176,6 +199,7 @@ parse_fault(char *spec, struct fault *f)
 	memset(f, 0, sizeof *f);
 	f->first = 1;
 	f->last = -1;
+	f->most = -1;
 	f->retval = -1;
 	word = strtok_r(spec, ":", &save);
 	for (i = 0; i < NCALLS; i++)
@@ -200,7 +224,10 @@ parse_fault(char *spec, struct fault *f)
 			if (parse_fd(val, &f->out) == -1)
 				return -1;
 		} else if (strcmp(word, "nth") == 0) {
-			if (parse_range(val, f) == -1)
+			if (parse_range(val, &f->first, &f->last) == -1)
+				return -1;
+		} else if (strcmp(word, "size") == 0) {
+			if (parse_range(val, &f->least, &f->most) == -1)
 				return -1;
 		} else if (strcmp(word, "error") == 0) {
 			for (i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
@@ -218,12 +245,33 @@ parse_fault(char *spec, struct fault *f)
 			return -1;
 		}
 	}
-	/* One action, and a poll has no descriptors to ask for. */
+	/* One action; a poll and an allocation have no descriptors to ask
+	 * for, only an allocation a size, and it fails only one way. */
 	if ((f->err != 0) == (f->retval != -1))
 		return -1;
-	if (f->call == C_POLL && (f->in.how != ANY || f->out.how != ANY))
+	if ((f->call == C_POLL || is_alloc(f->call)) &&
+	    (f->in.how != ANY || f->out.how != ANY))
+		return -1;
+	if (!is_alloc(f->call) ? f->least != 0 : f->err != ENOMEM)
 		return -1;
 	return 0;
+}
+
+/*
+ * Find the allocators that calloc and realloc below stand for: libc's,
+ * or a sanitizer's.  They may be called before inject_init, by another
+ * library's constructor.  No allocation is faulted before the faults
+ * are read, and dlsym(3) allocates nothing on success.
+ */
+static void
+real_allocators(void)
+{
+	if (real_calloc == NULL)
+		real_calloc = (void *(*)(size_t, size_t))
+		    dlsym(RTLD_NEXT, "calloc");
+	if (real_realloc == NULL)
+		real_realloc = (void *(*)(void *, size_t))
+		    dlsym(RTLD_NEXT, "realloc");
 }
 
 __attribute__((constructor)) static void
@@ -249,8 +297,10 @@ inject_init(void)
 	    dlsym(RTLD_NEXT, "__poll_chk");
 	real_ppoll = (int (*)(struct pollfd *, nfds_t, const struct timespec *,
 	    const sigset_t *))dlsym(RTLD_NEXT, "ppoll");
+	real_allocators();
 	if (real_read == NULL || real_write == NULL || real_splice == NULL ||
-	    real_tee == NULL || real_poll == NULL || real_ppoll == NULL) {
+	    real_tee == NULL || real_poll == NULL || real_ppoll == NULL ||
+	    real_calloc == NULL || real_realloc == NULL) {
 		fprintf(stderr, "inject.so: %s\n", dlerror());
 		_exit(125);
 	}
@@ -299,13 +349,14 @@ fd_is(const struct fdsel *sel, int fd)
 }
 
 /*
- * Before a CALL on IN and OUT (-1 where the call has none): return the
- * fault that fakes it, or NULL if the call is to be made.  Every fault
- * the call matches counts it, a faked call at once; for a call to be
- * made, *MATCHED gets the set of those faults, for after_call.
+ * Before a CALL on IN and OUT (-1 where the call has none), of SIZE
+ * bytes if it allocates: return the fault that fakes it, or NULL if the
+ * call is to be made.  Every fault the call matches counts it, a faked
+ * call at once; for a call to be made, *MATCHED gets the set of those
+ * faults, for after_call.
  */
 static struct fault *
-before_call(enum call call, int in, int out, unsigned *matched)
+before_call(enum call call, int in, int out, size_t size, unsigned *matched)
 {
 	struct fault *fake = NULL;
 	int i;
@@ -315,16 +366,21 @@ before_call(enum call call, int in, int out, unsigned *matched)
 		struct fault *f = &faults[i];
 		long nth;
 
-		if (f->call != call || !fd_is(&f->in, in) || !fd_is(&f->out, out))
+		if (f->call != call || !fd_is(&f->in, in) ||
+		    !fd_is(&f->out, out) ||
+		    (f->least != 0 && !in_range((long)size, f->least, f->most)))
 			continue;
 		*matched |= 1u << i;
 		/* Threads may call at once: each call gets a number. */
 		nth = __atomic_load_n(&f->count, __ATOMIC_SEQ_CST) + 1;
-		if (fake == NULL && nth >= f->first &&
-		    (f->last == -1 || nth <= f->last)) {
+		if (fake == NULL && in_range(nth, f->first, f->last)) {
 			fake = f;
-			note("%s(%d, %d) nth=%ld: %s\n", call_names[call], in,
-			    out, nth, f->action);
+			if (is_alloc(call))
+				note("%s(%zu) nth=%ld: %s\n", call_names[call],
+				    size, nth, f->action);
+			else
+				note("%s(%d, %d) nth=%ld: %s\n",
+				    call_names[call], in, out, nth, f->action);
 		}
 	}
 	if (fake != NULL) {
@@ -349,7 +405,7 @@ ssize_t
 read(int fd, void *buf, size_t len)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_READ, fd, -1, &matched);
+	struct fault *f = before_call(C_READ, fd, -1, 0, &matched);
 	ssize_t r;
 
 	if (f != NULL)
@@ -363,7 +419,7 @@ ssize_t
 __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_READ, fd, -1, &matched);
+	struct fault *f = before_call(C_READ, fd, -1, 0, &matched);
 	ssize_t r;
 
 	if (f != NULL)
@@ -377,7 +433,7 @@ ssize_t
 write(int fd, const void *buf, size_t len)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_WRITE, -1, fd, &matched);
+	struct fault *f = before_call(C_WRITE, -1, fd, 0, &matched);
 	ssize_t r;
 
 	if (f != NULL)
@@ -392,7 +448,7 @@ splice(int in, loff_t *in_off, int out, loff_t *out_off, size_t len,
     unsigned int flags)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_SPLICE, in, out, &matched);
+	struct fault *f = before_call(C_SPLICE, in, out, 0, &matched);
 	ssize_t r;
 
 	if (f != NULL)
@@ -406,7 +462,7 @@ ssize_t
 tee(int in, int out, size_t len, unsigned int flags)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_TEE, in, out, &matched);
+	struct fault *f = before_call(C_TEE, in, out, 0, &matched);
 	ssize_t r;
 
 	if (f != NULL)
@@ -420,7 +476,7 @@ int
 poll(struct pollfd *p, nfds_t n, int ms)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_POLL, -1, -1, &matched);
+	struct fault *f = before_call(C_POLL, -1, -1, 0, &matched);
 	int r;
 
 	if (f != NULL)
@@ -437,7 +493,7 @@ ppoll(struct pollfd *p, nfds_t n, const struct timespec *t,
     const sigset_t *mask)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_POLL, -1, -1, &matched);
+	struct fault *f = before_call(C_POLL, -1, -1, 0, &matched);
 	int r;
 
 	if (f != NULL)
@@ -451,7 +507,7 @@ int
 __poll_chk(struct pollfd *p, nfds_t n, int ms, size_t size)
 {
 	unsigned matched;
-	struct fault *f = before_call(C_POLL, -1, -1, &matched);
+	struct fault *f = before_call(C_POLL, -1, -1, 0, &matched);
 	int r;
 
 	if (f != NULL)
@@ -459,4 +515,42 @@ __poll_chk(struct pollfd *p, nfds_t n, int ms, size_t size)
 	r = real_poll_chk(p, n, ms, size);
 	after_call(matched, r);
 	return r;
+}
+
+/* Where a fault says so (size=, nth=), calloc and realloc fail: NULL,
+ * errno ENOMEM.  An allocation is never counted as EAGAIN. */
+void *
+calloc(size_t n, size_t size)
+{
+	unsigned matched;
+	struct fault *f;
+
+	if (real_calloc == NULL)
+		real_allocators();
+	f = before_call(C_CALLOC, -1, -1,
+	    size != 0 && n > (size_t)-1 / size ? (size_t)-1 : n * size,
+	    &matched);
+	if (f != NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	after_call(matched, 0);
+	return real_calloc(n, size);
+}
+
+void *
+realloc(void *p, size_t size)
+{
+	unsigned matched;
+	struct fault *f;
+
+	if (real_realloc == NULL)
+		real_allocators();
+	f = before_call(C_REALLOC, -1, -1, size, &matched);
+	if (f != NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	after_call(matched, 0);
+	return real_realloc(p, size);
 }

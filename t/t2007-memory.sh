@@ -5,8 +5,11 @@
 # fixed (they differ with each build and C library): each case finds by
 # bisection the least GNU's command needs here, and runs ours at that
 # and a margin of 64 KiB (the binaries' own sizes differ by some KiB).
+# Then the allocations themselves made to fail (t/inject.c): tee copies
+# on without a buffer of its own, as GNU's, whose is on its stack.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
+. "$TEST_DIR/lib-fault.sh"
 
 test_expect_success 'setup: 100,000 numbered lines; 8 MiB' '
 	seq 1 100000 >"$TRASH/f" &&
@@ -108,5 +111,34 @@ if [ "${SLUICE_SAN:-}" != 1 ]; then
 		mem_exhausted tee o1
 	'
 fi
+
+# Every allocation of a page or more fails: tee copies on through a page
+# of its own, as GNU's tee copies through its stack, into a pipe and two
+# files, from a pipe.  (0.3.0 said "read error: Cannot allocate memory"
+# and wrote nothing.)
+test_both_paths SLUICE,INJECT 'tee F1 F2, no heap of a page: copies on' '
+	$SYS_CAT "$TRASH/big" | save_status with_inject \
+		"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
+		tee o1 o2 >actual 2>err &&
+	test_status 0 &&
+	test_injected "^realloc\(" &&
+	test_must_be_empty err &&
+	cmp "$TRASH/big" actual &&
+	cmp "$TRASH/big" o1 && cmp "$TRASH/big" o2
+'
+
+# The engine's state for the outputs (its 2nd and 3rd calloc: tee's
+# own is the 1st) is the only memory it cannot do without: GNU's tee,
+# short of memory for its arrays, says "memory exhausted", status 1.
+for k in 2 3; do
+	test_expect_success SLUICE,INJECT "tee F1 F2, the engine's calloc $k fails: memory exhausted" '
+		LC_ALL=C save_status with_inject "calloc:nth='$k':error=ENOMEM" \
+			tee o1 o2 <"$TRASH/f" >out 2>err &&
+		test_status 1 &&
+		test_injected "^calloc\(.*nth='$k':" &&
+		echo "tee: memory exhausted" >expect &&
+		test_cmp expect err
+	'
+done
 
 test_done
