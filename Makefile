@@ -5,7 +5,7 @@ include config.mk
 
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
 	lib/format.c lib/handoff.c lib/io.c lib/lanes.c lib/outputs.c \
-	lib/pipe.c lib/repeat.c lib/signals.c lib/watch.c lib/xfer.c
+	lib/pipe.c lib/plain.c lib/repeat.c lib/signals.c lib/watch.c lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
 # for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
 # where lib/cpu.c finds the CPU has them.

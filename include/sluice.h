@@ -90,12 +90,11 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * have not had the failed chunk yet.  Stops at end of input, when no
  * output is left, or when FAIL asks to.
  * Return 0, or -1 with errno set when reading IN failed (every byte
- * read before the failure has been delivered), or ENOMEM when the
- * engine's state for N outputs could not be had: then before anything
- * was read.  Short of memory later, the engine copies on through
- * smaller buffers, down to a page of its own, as GNU's tee copies
- * through a buffer on its stack.  (An input whose read(2) fails with
- * ENOMEM, which few can, looks the same.)
+ * read before the failure has been delivered).  Short of memory, the
+ * engine copies on, as GNU's tee copies through a buffer on its stack:
+ * through smaller buffers, down to a page of its own, and without even
+ * its state for the N outputs, by GNU's own loop (no threads, FAIL
+ * called at once).
  *
  * With SL_FANOUT_THREADS the copies into regular files are shared among
  * threads, one per CPU at most, the caller's included, once two outputs

@@ -522,8 +522,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	if (f.ends == NULL || f.polls == NULL) {
 		free(f.ends);
 		free(f.polls);
-		errno = ENOMEM;
-		return -1;
+		return fan_plain(in, outs, n, fail, ctx);
 	}
 	chunk_init(&f.ch);
 	sigemptyset(&f.held);

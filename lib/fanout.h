@@ -216,11 +216,16 @@ int signal_due(int sig);
 int signals_fatal(const sigset_t *held, int err);
 int signals_due(const sigset_t *held);
 
+/* plain.c: the fan-out without its state. */
+int fan_plain(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
+    void *ctx);
+
 /* watch.c: when the fan-out waits, and on what. */
 int input_tells(struct fan *f);
 int survey(struct fan *f);
 int output_tells(struct fan *f, size_t i);
 int output_stalled(struct fan *f, size_t i);
+const sigset_t *wait_mask(struct fan *f);
 int wait_input(struct fan *f, int ms);
 void check_pipes(struct fan *f);
 

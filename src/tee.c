@@ -201,10 +201,6 @@ main(int argc, char *argv[])
 
 	if (sl_fanout_flags(STDIN_FILENO, outs, nfiles + 1, fanout_flags(r.mode),
 	    failed, &r) == -1) {
-		/* The engine's state for the outputs (sluice.h), where GNU's
-		 * tee would have died in xmalloc. */
-		if (errno == ENOMEM)
-			errx(1, "%s", _("memory exhausted"));
 		warn("%s", _("read error"));
 		r.ok = 0;
 	}
