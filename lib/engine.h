@@ -135,6 +135,10 @@ struct io_call {
 	int waiting;		/* after -1: 1 if poll(2) failed, not the call */
 	int nowait;		/* splice, tee: a pipe not ready is not waited
 				   for (SPLICE_F_NONBLOCK): EAGAIN is returned */
+	const sigset_t *mask;	/* write: the mask to wait for room with
+				   (NULL: the thread's) */
+	long pipe;		/* write: into a pipe of this many bytes,
+				   not in packet mode (0: not such a pipe) */
 };
 
 /*
@@ -151,6 +155,9 @@ struct io_call {
  *        input's end (or at
  *        a /proc or /sys file's, which report no size), IO_PEEK at an
  *        input closed or at an empty record; or C->len 0;
+ *        A write with C->mask into a pipe (C->pipe) that is full
+ *        waits for room in ppoll(2) with C->mask first (pipe_wait_room),
+ *        as it waits after EAGAIN.
  *   -1   errno set, C->waiting and C->side saying where:
  *        waiting 1: poll(2) failed waiting on side C->side (never a
  *        refusal: the call was not refused);

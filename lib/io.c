@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -70,6 +71,15 @@ wait_fd(int fd, short events, int ms)
 	return n > 0 ? 0 : -1;
 }
 
+/* wait_fd for ever, with the signal mask MASK (NULL: the thread's). */
+static int
+wait_fd_masked(int fd, short events, const sigset_t *mask)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return wait_masked(&p, 1, -1, mask) > 0 ? 0 : -1;
+}
+
 /*
  * After EAGAIN from a transfer IN -> OUT, wait for the side that is not
  * ready: IN if it has nothing to read, else OUT; store which in *SIDE
@@ -90,6 +100,28 @@ wait_either(int in, int out, int *side)
 	return wait_fd(out, POLLOUT, -1);
 }
 
+/*
+ * Before C's write into a pipe of C->pipe bytes: if the pipe cannot
+ * take it whole now (FIONREAD: what it holds), wait until it is not
+ * full in ppoll(2), with C->mask.  write(2) would wait in the kernel,
+ * where the signals that C->mask lets in stay out for as long as the
+ * reader does not read.  A reader that stopped leaves the pipe full,
+ * and the wait is here; one that reads on has the write go on, whole,
+ * as GNU's tee makes it (its count and size are GNU's, and one of
+ * PIPE_BUF or less stays atomic).  A look or a wait that fails leaves
+ * the wait to write(2).
+ */
+static void
+pipe_wait_room(const struct io_call *c)
+{
+	struct pollfd p = { .fd = c->out, .events = POLLOUT };
+	int held;
+
+	if (ioctl(c->out, FIONREAD, &held) == 0 &&
+	    c->pipe - held < (long)c->len)
+		wait_masked(&p, 1, -1, c->mask);
+}
+
 /* Make C's system call once; return as the call does. */
 static ssize_t
 io_call_once(const struct io_call *c)
@@ -100,6 +132,8 @@ io_call_once(const struct io_call *c)
 	case IO_READ:
 		return read(c->in, c->buf, c->len);
 	case IO_WRITE:
+		if (c->mask != NULL && c->pipe > 0)
+			pipe_wait_room(c);
 		return write(c->out, c->buf, c->len);
 	case IO_VMSPLICE:
 		return sys_vmsplice(c->out, &iov, 1);
@@ -159,7 +193,7 @@ io_wait(struct io_call *c)
 		return wait_fd(c->in, POLLIN, -1);
 	case SL_OUTPUT:
 		c->side = SL_OUTPUT;
-		return wait_fd(c->out, POLLOUT, -1);
+		return wait_fd_masked(c->out, POLLOUT, c->mask);
 	default:
 		return wait_either(c->in, c->out, &c->side);
 	}

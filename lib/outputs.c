@@ -303,12 +303,18 @@ count_zc(struct fan *f, size_t i, size_t n)
 		set_state(f, i, OUT_ZC);
 }
 
-/* Write the chunk's bytes OFF..LEN, in memory, to output I. */
+/* Write the chunk's bytes OFF..LEN, in memory, to output I: waiting
+ * for room with wait_mask's mask, so that a signal held the rest of the
+ * time comes in while the output's reader does not read. */
 void
 write_out(struct fan *f, size_t i, size_t off, size_t len)
 {
-	struct io_call c = { .op = IO_WRITE, .in = -1, .out = dest(f, i)->fd,
-	    .buf = f->ch.buf + off, .len = len - off };
+	struct end *e = dest(f, i);
+	const sigset_t *mask = wait_mask(f);
+	struct io_call c = { .op = IO_WRITE, .in = -1, .out = e->fd,
+	    .buf = f->ch.buf + off, .len = len - off, .mask = mask,
+	    .pipe = mask != NULL && e->kind == K_PIPE && !e->packets ?
+	    pipe_size(e) : 0 };
 	int r = io_move_all(&c);
 
 	count(f, i, len - off - c.len);

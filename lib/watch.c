@@ -34,7 +34,7 @@
  * makes the fan-out die at once (report, dying), and a lane's is raised
  * only then (lane_failed).
  */
-static const sigset_t *
+const sigset_t *
 wait_mask(struct fan *f)
 {
 	if (sigisemptyset(&f->held) || f->die_at != -1 || f->stop ||

@@ -512,6 +512,32 @@ test_expect_success 'tee f1 f2, input quiet after 8 MiB: a SIGPIPE from outside 
 	test_cmp "$TRASH/in.8m" f2
 '
 
+# ... and while it waits to write: its standard output a FIFO that its
+# reader (descriptor 8, here) never reads.  GNU's tee waits in write(2);
+# sluice's, once the output has stalled (its 1 s) and the stream went
+# back to read/write, waits for room in ppoll(2) with SIGPIPE let in.
+# (0.3.0 waited in write(2) with it held, for ever.)
+test_expect_success 'tee f1 f2 >FIFO never read: a SIGPIPE from outside ends it' '
+	rm -f fo f1 f2 status && mkfifo fo && exec 8<>fo &&
+	{ env --default-signal=PIPE tee f1 f2 <"$TRASH/in.8m" >fo 2>err & } &&
+	tkw_pid=$! &&
+	tkw_i=0 &&
+	until [ -f f1 ] && [ "$(wc -c <f1)" -ge 65536 ]; do
+		[ $tkw_i -lt 300 ] || break
+		sleep 0.1
+		tkw_i=$((tkw_i + 1))
+	done &&
+	sleep 3 &&
+	kill -PIPE $tkw_pid &&
+	{ (sleep 60; kill -KILL $tkw_pid 2>/dev/null) & } &&
+	tkw_dog=$! &&
+	{ wait $tkw_pid; echo $? >status; } &&
+	kill $tkw_dog 2>/dev/null
+	exec 8>&-
+	test "$($SYS_CAT status)" = "$SIGPIPE_STATUS" &&
+	test_must_be_empty err
+'
+
 # An input open for writing only (here the write end of tee's own stdout
 # pipe): the first read fails with EBADF, as GNU's; a tee that looked
 # at it first for input would wait for ever (killed after 60 s).

@@ -1,25 +1,41 @@
 #!/bin/sh
 # A reader of tee that stops reading: once its output has stayed full
 # for a while, tee reads the chunk into memory, closes its private pipes
-# (their pages count against the user's pipe quota: t2005) and waits in
-# write(2), as GNU's tee does.  When the reader goes on, every output
+# (their pages count against the user's pipe quota: t2005) and waits to
+# write: in write(2), as GNU's tee does, or, where it holds signals
+# (two outputs or more), for room in ppoll(2) (lib/io.c, pipe_wait_room).  When the reader goes on, every output
 # still gets every byte, in order, and the stream takes zero-copy again.
 # Runs alone: a stall must be seen within its time (t/run).
 . "$(dirname "$0")/test-lib.sh"
 
 # tee_stall_reader PID: a python3 program, its stdin the output of tee
 # PID, its stdout where the bytes go: read 8 MiB, then stop reading
-# until PID waits in write(2) holding no pipe of its own (close-on-exec:
-# not one it inherited) but its stdin and stdout (fails after about
-# 60 s, which only a hang takes), twice, then read to the end.
+# until PID waits to write (in write(2), or in a ppoll(2) of one
+# descriptor with no time limit, where /proc tells the call) holding no
+# pipe of its own (close-on-exec: not one it inherited) but its stdin
+# and stdout (fails after about 60 s, which only a hang takes), twice,
+# then read to the end.
 $SYS_CAT >"$TRASH/stall.py" <<-\EOF
 	import os, sys, time
 	pid = sys.argv[1]
+	def waits_to_write():
+	    with open("/proc/%s/wchan" % pid) as w:
+	        wchan = w.read()
+	    if "pipe_write" in wchan:
+	        return True
+	    if "poll" not in wchan:
+	        return False
+	    try:
+	        with open("/proc/%s/syscall" % pid) as c:
+	            call = c.read().split()
+	    except OSError:
+	        return True	# ptrace-restricted: the wait alone
+	    return len(call) > 3 and int(call[2], 16) == 1 and \
+	        int(call[3], 16) == 0
 	def gave_back():
 	    try:
-	        with open("/proc/%s/wchan" % pid) as w:
-	            if "pipe_write" not in w.read():
-	                return False
+	        if not waits_to_write():
+	            return False
 	        for fd in os.listdir("/proc/%s/fd" % pid):
 	            if fd in ("0", "1") or not os.readlink(
 	                    "/proc/%s/fd/%s" % (pid, fd)).startswith("pipe:"):
@@ -45,7 +61,7 @@ $SYS_CAT >"$TRASH/stall.py" <<-\EOF
 	            break
 	        time.sleep(0.1)
 	    else:
-	        sys.exit("tee %s never waited in write(2) without pipes" % pid)
+	        sys.exit("tee %s never waited to write without pipes" % pid)
 	take(1 << 62)
 	EOF
 
@@ -92,8 +108,9 @@ test_expect_success PYTHON3 'tee STALLING-FIFO, stdout read on: all bytes, every
 # Seeing a stall costs no look a round: the splice(2) from the input
 # pipe and the tee(2) into the output pipe ask not to wait
 # (SPLICE_F_NONBLOCK), and tee polls only after one of them said EAGAIN,
-# or right before a read(2) of the input on the read/write path, which
-# may wait (there a SIGPIPE from outside must get in).
+# or on the read/write path right before a read(2) of the input, or a
+# write(2) into an output pipe that is full, which would wait (there a
+# SIGPIPE from outside must get in).
 test_expect_success STRACE 'pipe input, tee FILE | reader: poll(2) only where a call would wait' '
 	head -c 16777216 /dev/urandom >in16 &&
 	$SYS_CAT in16 |
@@ -104,11 +121,11 @@ test_expect_success STRACE 'pipe input, tee FILE | reader: poll(2) only where a 
 	cmp in16 f1 &&
 	awk "
 		/poll\\(/ { if (pend) bad++; pend = !again; again = 0; next }
-		{ if (pend && !/read\\(/) bad++; pend = 0 }
+		{ if (pend && !/(read|write)\\(/) bad++; pend = 0 }
 		/EAGAIN/ { again = 1 }
 		END {
 			if (pend) bad++
-			if (bad) print bad \" poll(2) calls with no EAGAIN before, no read(2) after\"
+			if (bad) print bad \" poll(2) calls with no EAGAIN before, no read(2) or write(2) after\"
 			exit bad > 0
 		}
 	" trace
