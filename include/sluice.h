@@ -92,9 +92,9 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * Return 0, or -1 with errno set when reading IN failed (every byte
  * read before the failure has been delivered).  Short of memory, the
  * engine copies on, as GNU's tee copies through a buffer on its stack:
- * through smaller buffers, down to a page of its own, and without even
- * its state for the N outputs, by GNU's own loop (no threads, FAIL
- * called at once).
+ * through smaller buffers, down to GNU's 8 KiB of its own, and without
+ * even its state for the N outputs, by GNU's own loop (no threads, no
+ * SL_FANOUT_PIPE_CHECK, FAIL called at once).
  *
  * With SL_FANOUT_THREADS the copies into regular files are shared among
  * threads, one per CPU at most, the caller's included, once two outputs

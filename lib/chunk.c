@@ -22,7 +22,6 @@
  * decides when.
  */
 #define _GNU_SOURCE
-#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,29 +144,31 @@ chunk_splice(struct chunk *ch, int fd, size_t len, int nowait,
 
 /*
  * Make BUF hold at least LEN bytes (BUF_SIZE, if that much memory can
- * be had); return 0, or -1 with errno set.  A page or less never fails:
- * without that much heap, BUF is the chunk's own PAGE, as GNU's tee
- * copies through a buffer on its stack.  A heap buffer is never smaller
- * than a page, so BUF moves to PAGE only from no buffer at all, and
- * from PAGE to the heap with what it holds.
+ * be had); return 0, or -1 with errno set.  GNU_CHUNK bytes or fewer
+ * never fail: without that much heap, BUF is the chunk's own SPARE, as
+ * GNU's tee copies through a buffer of that size on its stack.  BUF
+ * moves between the heap and SPARE with what it holds.
  */
 int
 buf_need(struct chunk *ch, size_t len)
 {
-	char *old = ch->buf == ch->page ? NULL : ch->buf, *b = NULL;
+	char *old = ch->buf == ch->spare ? NULL : ch->buf, *b = NULL;
 
 	if (len <= ch->bufsize)
 		return 0;
 	if (len < BUF_SIZE && (b = realloc(old, BUF_SIZE)) != NULL)
 		len = BUF_SIZE;
 	if (b == NULL && (b = realloc(old, len)) == NULL) {
-		if (len > sizeof ch->page)
+		if (len > sizeof ch->spare)
 			return -1;
-		assert(ch->buf == NULL);
-		b = ch->page;
-		len = sizeof ch->page;
-	} else if (ch->buf == ch->page) {
-		memcpy(b, ch->page, ch->bufsize);
+		/* A heap buffer smaller still (a socket's chunks) moves. */
+		b = ch->spare;
+		len = sizeof ch->spare;
+		if (old != NULL)
+			memcpy(b, old, ch->bufsize);
+		free(old);
+	} else if (ch->buf == ch->spare) {
+		memcpy(b, ch->spare, ch->bufsize);
 	}
 	ch->buf = b;
 	ch->bufsize = len;
@@ -175,12 +176,12 @@ buf_need(struct chunk *ch, size_t len)
 }
 
 /* Read LIM bytes at most of input IN into BUF, as read_input does; a
- * record is cut to the PAGE that BUF may be, as GNU's read(2) cuts it
+ * record is cut to the SPARE that BUF may be, as GNU's read(2) cuts it
  * to its buffer.  Return as read_input. */
 ssize_t
 buf_read(struct chunk *ch, const struct end *in, size_t lim)
 {
-	if (ch->buf == ch->page)
+	if (ch->buf == ch->spare)
 		return read_some(in->fd, ch->buf, lim);
 	return read_input(in, &ch->buf, &ch->bufsize, lim);
 }
@@ -270,7 +271,7 @@ chunk_free(struct chunk *ch)
 {
 	close_pair(ch->pipe);
 	close_pair(ch->copy);
-	if (ch->buf != ch->page)
+	if (ch->buf != ch->spare)
 		free(ch->buf);
 	ch->buf = NULL;
 	ch->bufsize = 0;

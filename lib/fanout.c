@@ -87,8 +87,8 @@ round_rw(struct fan *f)
 	size_t i, off, k, lim = chunk_limit(f, BUF_SIZE);
 	ssize_t n;
 
-	/* Short of memory, smaller chunks (down to a page, which never
-	 * fails) only cost more calls. */
+	/* Short of memory, smaller chunks (down to GNU's, which never
+	 * fail) only cost more calls. */
 	while (buf_need(&f->ch, lim) == -1)
 		lim /= 2;
 	if (f->ch.carry > 0) {

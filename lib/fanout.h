@@ -63,10 +63,10 @@ struct chunk {
 	size_t held;		/* bytes in it */
 	int copy[2];		/* the copy pipe: a duplicate of the chunk */
 	long copy_size;		/* its capacity */
-	char *buf;		/* the chunk in memory: heap, or PAGE */
+	char *buf;		/* the chunk in memory: heap, or SPARE */
 	size_t bufsize;
-	char page[BUF_MIN];	/* BUF when not even a page of heap could
-				   be had (buf_need) */
+	char spare[GNU_CHUNK];	/* BUF when not even GNU's buffer could be
+				   had from the heap (buf_need) */
 	enum chunk_at at;	/* this round's chunk, on the zero-copy path */
 	size_t carry;		/* input bytes at BUF + CARRY_AT, the rest of
 				   the chunk pipe when it was given back:

@@ -108,8 +108,10 @@ wait_either(int in, int out, int *side)
  * reader does not read.  A reader that stopped leaves the pipe full,
  * and the wait is here; one that reads on has the write go on, whole,
  * as GNU's tee makes it (its count and size are GNU's, and one of
- * PIPE_BUF or less stays atomic).  A look or a wait that fails leaves
- * the wait to write(2).
+ * PIPE_BUF or less stays atomic).  One that reads a page and stops
+ * again leaves the write waiting in the kernel: a write cut to the
+ * room would not, but would no longer be GNU's.  A look or a wait that
+ * fails leaves the wait to write(2).
  */
 static void
 pipe_wait_room(const struct io_call *c)

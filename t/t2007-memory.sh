@@ -10,6 +10,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 . "$TEST_DIR/lib-fault.sh"
+. "$TEST_DIR/lib-fd.sh"
 
 test_expect_success 'setup: 100,000 numbered lines; 8 MiB' '
 	seq 1 100000 >"$TRASH/f" &&
@@ -112,10 +113,10 @@ if [ "${SLUICE_SAN:-}" != 1 ]; then
 	'
 fi
 
-# Every allocation of a page or more fails: tee copies on through a page
-# of its own, as GNU's tee copies through its stack, into a pipe and two
-# files, from a pipe.  (0.3.0 said "read error: Cannot allocate memory"
-# and wrote nothing.)
+# Every allocation of a page or more fails: tee copies on through GNU's
+# 8 KiB of its own, as GNU's tee copies through its stack, into a pipe
+# and two files, from a pipe.  (0.3.0 said "read error: Cannot allocate
+# memory" and wrote nothing.)
 test_both_paths SLUICE,INJECT 'tee F1 F2, no heap of a page: copies on' '
 	$SYS_CAT "$TRASH/big" | save_status with_inject \
 		"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
@@ -125,6 +126,44 @@ test_both_paths SLUICE,INJECT 'tee F1 F2, no heap of a page: copies on' '
 	test_must_be_empty err &&
 	cmp "$TRASH/big" actual &&
 	cmp "$TRASH/big" o1 && cmp "$TRASH/big" o2
+'
+
+# The same from a socket that keeps records apart: records of 6000
+# bytes, each whole in GNU's 8 KiB, and in every output whole.
+test_expect_success SLUICE,INJECT,PYTHON3 'tee F1 F2 from 6000-byte records, no heap of a page: every record' '
+	head -c $((6000 * 12 + 1234)) "$TRASH/big" >in &&
+	: >injected &&
+	with_record_stdin seqpacket 6000 env LD_PRELOAD="$INJECT_SO" \
+		SLUICE_INJECT="realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
+		SLUICE_INJECTED="$PWD/injected" tee o1 o2 <in >actual &&
+	test_injected "^realloc\(" &&
+	cmp in actual && cmp in o1 && cmp in o2
+'
+
+# A socket output with the smallest send buffer keeps the chunks under
+# a page, so that the heap gives tee a buffer smaller than a page; when
+# the socket is gone and the chunks may grow, that buffer moves to the
+# 8 KiB of tee's own (an assertion failed there once).  The reader takes
+# 100,000 bytes and leaves; tee -p goes on into the file.
+test_expect_success SLUICE,INJECT,PYTHON3 'tee -p F >small socket that leaves, no heap of a page: F whole' '
+	: >injected &&
+	test_python3 -c "
+import os, socket, subprocess, sys
+a, b = socket.socketpair()
+a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
+env = dict(os.environ, LD_PRELOAD=sys.argv[1], SLUICE_INJECTED=sys.argv[2],
+    SLUICE_INJECT=\"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM\")
+p = subprocess.Popen([\"tee\", \"-p\", \"o1\"], stdin=open(sys.argv[3], \"rb\"),
+    stdout=a, env=env)
+a.close()
+got = 0
+while got < 100000:
+    got += len(b.recv(65536))
+b.close()
+sys.exit(p.wait())
+" "$INJECT_SO" "$PWD/injected" "$TRASH/big" &&
+	test_injected "^realloc\(" &&
+	cmp "$TRASH/big" o1
 '
 
 # Not even the engine's state for the outputs (its 2nd or 3rd calloc:
