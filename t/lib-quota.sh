@@ -113,7 +113,9 @@ quota_proc_line() {
 # pattern STATE (*pipe*: waiting on a pipe), or, STATE "input", waiting
 # for input: in a pipe's read, or in poll(2) (tee with two outputs or
 # more looks at a drained input first, so that a signal can come in
-# while it waits).  A process called NAME
+# while it waits), or, STATE "output", waiting to write: in a pipe's
+# write, or in poll(2) (tee with two outputs or more waits so for room
+# in a full output pipe).  A process called NAME
 # that runs anything else fails at once: the shell fell through to
 # another program.  Gives up after about 5 minutes, which only a hang
 # takes on a loaded machine, and fails.
@@ -142,6 +144,11 @@ quota_wait() {
 				input)
 					case $qw_w in
 					*pipe_read* | *poll*) ;;
+					*) continue ;;
+					esac ;;
+				output)
+					case $qw_w in
+					*pipe_write* | *poll*) ;;
 					*) continue ;;
 					esac ;;
 				*)	# shellcheck disable=SC2254

@@ -89,7 +89,8 @@ test_expect_success $Q '100 stalled yes | reader: the next pipe keeps its size' 
 '
 
 # tee, like GNU's, grows no output pipe, and gives its chunk and copy
-# pipes back once the output stays full: then it waits in write(2).
+# pipes back once the output stays full: then it waits to write (in
+# poll(2) for room, with two outputs, where GNU waits in write(2)).
 # With yes's pipe, 144 pages a stalled pipeline, as GNU 9.11's: 110 leave
 # the next pipe its size (GNU 9.11: 116).  They start ten at a time, each
 # ten once the ten before have stalled, as a user's pipelines come and
@@ -102,7 +103,7 @@ test_expect_success $Q '110 stalled yes | tee /dev/null | reader: the next pipe 
 		quota_more 10 "yes | tee /dev/null |
 			(head -c 20000000 >/dev/null; exec sleep infinity)" &&
 		quota_wait $n sleep &&
-		quota_wait $n tee "*pipe_write*" &&
+		quota_wait $n tee output &&
 		quota_wait $n yes "*pipe*" || exit 1
 	done &&
 	quota_next_pipe >actual &&
