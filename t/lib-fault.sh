@@ -60,6 +60,9 @@ trace_call_number() {
 
 # The injector t/inject.c, as the Makefile builds it for the tests.
 INJECT_SO=$SRC_DIR/${BUILD:-build}/t/inject.so
+# ASAN_OPTIONS for a command the injector is preloaded into: the
+# sanitizers' runtime wants to be loaded first, and comes second.
+INJECT_ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 
 # INJECT: the injector is built and loads into the commands under test
 # (not into a static build's: nothing there is preloaded).
@@ -87,9 +90,8 @@ with_inject() {
 		echo "${1##*/} $wi_spec" >>"$SLUICE_INJECT_LOG"
 	fi
 	: >injected &&
-	# The sanitizers' runtime wants to be loaded first: it comes second.
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
-	timeout 60 env --default-signal=PIPE LD_PRELOAD="$INJECT_SO" \
+	ASAN_OPTIONS=$INJECT_ASAN_OPTIONS timeout 60 env --default-signal=PIPE \
+		LD_PRELOAD="$INJECT_SO" \
 		SLUICE_INJECT="$wi_spec" SLUICE_INJECTED="$PWD/injected" "$@"
 }
 

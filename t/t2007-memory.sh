@@ -134,8 +134,9 @@ test_expect_success SLUICE,INJECT,PYTHON3 'tee F1 F2 from 6000-byte records, no 
 	head -c $((6000 * 12 + 1234)) "$TRASH/big" >in &&
 	: >injected &&
 	with_record_stdin seqpacket 6000 env LD_PRELOAD="$INJECT_SO" \
+		ASAN_OPTIONS="$INJECT_ASAN_OPTIONS" \
 		SLUICE_INJECT="realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
-		SLUICE_INJECTED="$PWD/injected" tee o1 o2 <in >actual &&
+		SLUICE_INJECTED="$PWD/injected" timeout 60 tee o1 o2 <in >actual &&
 	test_injected "^realloc\(" &&
 	cmp in actual && cmp in o1 && cmp in o2
 '
@@ -152,16 +153,20 @@ import os, socket, subprocess, sys
 a, b = socket.socketpair()
 a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
 env = dict(os.environ, LD_PRELOAD=sys.argv[1], SLUICE_INJECTED=sys.argv[2],
+    ASAN_OPTIONS=sys.argv[4],
     SLUICE_INJECT=\"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM\")
 p = subprocess.Popen([\"tee\", \"-p\", \"o1\"], stdin=open(sys.argv[3], \"rb\"),
     stdout=a, env=env)
 a.close()
 got = 0
 while got < 100000:
-    got += len(b.recv(65536))
+    k = len(b.recv(65536))
+    if k == 0:
+        break
+    got += k
 b.close()
-sys.exit(p.wait())
-" "$INJECT_SO" "$PWD/injected" "$TRASH/big" &&
+sys.exit(p.wait(60))
+" "$INJECT_SO" "$PWD/injected" "$TRASH/big" "$INJECT_ASAN_OPTIONS" &&
 	test_injected "^realloc\(" &&
 	cmp "$TRASH/big" o1
 '
