@@ -144,7 +144,9 @@ struct io_call {
 /*
  * Run C's call until it moves something or fails for real.  EINTR is
  * retried; EAGAIN is waited out in poll(2) on the side that is not
- * ready (wait_either for two descriptors), unless C->nowait.  Return:
+ * ready (wait_either for two descriptors), unless C->nowait.  A write
+ * with C->mask waits so with that mask, and into a pipe (C->pipe) that
+ * cannot take it whole, waits for room first (pipe_wait_room).  Return:
  *   > 0  the count, maybe short of C->len (io_move_all loops on it);
  *        IO_PEEK's is the whole length of the record it peeked at,
  *        maybe more than C->len (not for io_move_all);
@@ -155,9 +157,6 @@ struct io_call {
  *        input's end (or at
  *        a /proc or /sys file's, which report no size), IO_PEEK at an
  *        input closed or at an empty record; or C->len 0;
- *        A write with C->mask into a pipe (C->pipe) that is full
- *        waits for room in ppoll(2) with C->mask first (pipe_wait_room),
- *        as it waits after EAGAIN.
  *   -1   errno set, C->waiting and C->side saying where:
  *        waiting 1: poll(2) failed waiting on side C->side (never a
  *        refusal: the call was not refused);
