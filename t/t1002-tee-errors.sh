@@ -471,6 +471,27 @@ done
 # stream then on tee's own pipes and threads, gone quiet).  A tee that
 # kept the signal waiting would wait for ever: killed after 60 s, its
 # status then 137.
+# tee_f1_holds BYTES: wait until f1 holds BYTES at least (30 s at most).
+tee_f1_holds() {
+	tfh_i=0
+	until [ -f f1 ] && [ "$(wc -c <f1)" -ge "$1" ]; do
+		[ $tfh_i -lt 300 ] || return 0
+		sleep 0.1
+		tfh_i=$((tfh_i + 1))
+	done
+}
+
+# tee_kill_pipe PID: send PID SIGPIPE and wait for it, 60 s at most (then
+# SIGKILL); its status goes to status.
+tee_kill_pipe() {
+	kill -PIPE "$1" &&
+	{ (sleep 60; kill -KILL "$1" 2>/dev/null) & } &&
+	tkp_dog=$! &&
+	{ wait "$1"; echo $? >status; } &&
+	kill $tkp_dog 2>/dev/null
+	test -s status
+}
+
 # tee_killed_waiting BYTES: run tee f1 f2 on the FIFO, give it BYTES of
 # the input and wait until f1 holds them, send SIGPIPE; its status goes
 # to status.
@@ -479,19 +500,11 @@ tee_killed_waiting() {
 	{ env --default-signal=PIPE tee f1 f2 <fi 2>err & } &&
 	tkw_pid=$! &&
 	head -c "$1" "$TRASH/in.8m" >&9 &&
-	tkw_i=0 &&
-	until [ -f f1 ] && [ "$(wc -c <f1)" -ge "$1" ]; do
-		[ $tkw_i -lt 300 ] || break
-		sleep 0.1
-		tkw_i=$((tkw_i + 1))
-	done &&
-	kill -PIPE $tkw_pid &&
-	{ (sleep 60; kill -KILL $tkw_pid 2>/dev/null) & } &&
-	tkw_dog=$! &&
-	{ wait $tkw_pid; echo $? >status; } &&
-	kill $tkw_dog 2>/dev/null
+	tee_f1_holds "$1" &&
+	tee_kill_pipe $tkw_pid
+	tkw_status=$?
 	exec 9>&-
-	test -s status
+	return $tkw_status
 }
 
 test_expect_success 'setup: 8 MiB of input' '
@@ -521,18 +534,9 @@ test_expect_success 'tee f1 f2 >FIFO never read: a SIGPIPE from outside ends it'
 	rm -f fo f1 f2 status && mkfifo fo && exec 8<>fo &&
 	{ env --default-signal=PIPE tee f1 f2 <"$TRASH/in.8m" >fo 2>err & } &&
 	tkw_pid=$! &&
-	tkw_i=0 &&
-	until [ -f f1 ] && [ "$(wc -c <f1)" -ge 65536 ]; do
-		[ $tkw_i -lt 300 ] || break
-		sleep 0.1
-		tkw_i=$((tkw_i + 1))
-	done &&
+	tee_f1_holds 65536 &&
 	sleep 3 &&
-	kill -PIPE $tkw_pid &&
-	{ (sleep 60; kill -KILL $tkw_pid 2>/dev/null) & } &&
-	tkw_dog=$! &&
-	{ wait $tkw_pid; echo $? >status; } &&
-	kill $tkw_dog 2>/dev/null
+	tee_kill_pipe $tkw_pid
 	exec 8>&-
 	test "$($SYS_CAT status)" = "$SIGPIPE_STATUS" &&
 	test_must_be_empty err
