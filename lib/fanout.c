@@ -36,8 +36,10 @@
  * Give the private pipes and the threads back: an output stalled, or
  * the input went quiet.  The round's chunk, LEN bytes, is in memory;
  * the stream goes on by read/write, and takes pipes again once a read
- * shows it fast.  Return 0, or -1 with errno set if the chunk pipe
- * could not be read.
+ * shows it fast.  Stopping the lanes tells their failures, and one may
+ * end the copy (F->stop: FAIL asked, or a held signal is due): the
+ * caller then gives the chunk to no output more.  Return 0, or -1 with
+ * errno set if the chunk pipe could not be read.
  */
 static int
 give_back(struct fan *f, size_t len)
@@ -204,7 +206,8 @@ copy_to_output(struct fan *f, size_t i, size_t off, size_t len)
 			if (chunk_to_buf(&f->ch, 0, len) == -1 ||
 			    give_back(f, len) == -1)
 				return -1;
-			write_out(f, i, off, len);
+			if (!f->stop)
+				write_out(f, i, off, len);
 		} else if (refused(f, i, k, &c))
 			write_out(f, i, off, len);
 		break;
@@ -267,7 +270,8 @@ give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 			f->ch.at = AT_PIPE_AND_BUF;
 		}
 	}
-	write_out(f, i, k, *len);
+	if (!f->stop)
+		write_out(f, i, k, *len);
 	return 0;
 }
 
@@ -301,7 +305,7 @@ give_last(struct fan *f, size_t i, size_t len)
 	f->ch.at = AT_BUF;
 	if (stall && give_back(f, len) == -1)
 		return -1;
-	if (served(st(f, i)->st) && off < len)
+	if (served(st(f, i)->st) && off < len && !f->stop)
 		write_out(f, i, off, len);
 	return 0;
 }

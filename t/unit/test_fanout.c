@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -475,6 +477,98 @@ TEST(parallel_failure)
 	ok(sigismember(&now, SIGUSR2) == 1 && sigismember(&now, SIGPIPE) == 0 &&
 	    sigismember(&now, SIGXFSZ) == 0,
 	    "parallel: the mask a callback set stays, the held signals go");
+}
+
+/*
+ * A failure that asks to stop, learned in a stall: a file input (its
+ * chunks are exact), a pipe whose reader takes the first FAIL_AT bytes
+ * and stops, then two files, the first on a lane and failing with EFBIG
+ * at FAIL_AT (a size limit, SIGXFSZ ignored).  The pipe takes the round
+ * after FAIL_AT whole and is full at the next: the fan-out waits STALL_MS
+ * there, gives back, and only then learns of the lane's failure; FAIL
+ * asks to stop.  The reader resumes only once the fan-out returned (or
+ * after 20 s), so it holds what the pipe could buffer when it stopped
+ * and nothing more: a chunk written after the stop was asked for is
+ * more than that.
+ */
+TEST(parallel_stop_in_stall)
+{
+	enum { FAIL_AT = 30 << 20, SEEK = 40 << 20 };
+	struct rlimit old, lim;
+	struct sl_out o[3];
+	struct log l = { .stop = 1 };
+	struct stat st;
+	cpu_set_t cpus;
+	pid_t reader;
+	int in, p[2], go[2], r, status, cap;
+	unsigned char *got;
+	ssize_t n;
+
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	    CPU_COUNT(&cpus) < 2) {
+		skip("one CPU: no lanes, so no lane's failure to learn late");
+		return;
+	}
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(64 << 20);
+	in = file("in", NULL, 0);
+	xwrite(in, data, datalen);
+	close(in);
+	in = xopen("in", O_RDONLY);
+	xpipe(p);
+	xpipe(go);
+	cap = fcntl(p[1], F_GETPIPE_SZ);
+	if ((reader = xfork()) == 0) {
+		static char buf[1 << 16];
+		struct pollfd w = { .fd = go[0], .events = POLLIN };
+		int fd = open("p0", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		size_t want = FAIL_AT;
+
+		close(p[1]);
+		close(go[1]);
+		while (want > 0 && (n = read(p[0], buf, want < sizeof buf ?
+		    want : sizeof buf)) > 0 && write_all(fd, buf, n) == 0)
+			want -= n;
+		poll(&w, 1, 20000);
+		while ((n = read(p[0], buf, sizeof buf)) > 0)
+			if (write_all(fd, buf, n) == -1)
+				_exit(1);
+		_exit(want == 0 && n == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	close(go[0]);
+	o[0].fd = p[1];
+	o[1].fd = file("f1", NULL, 0);
+	o[2].fd = file("f2", NULL, 0);
+	if (lseek(o[1].fd, SEEK, SEEK_SET) == -1 ||
+	    getrlimit(RLIMIT_FSIZE, &old) == -1 ||
+	    (lim = old, lim.rlim_cur = SEEK + FAIL_AT,
+	    setrlimit(RLIMIT_FSIZE, &lim) == -1))
+		bail_out("a size limit: %s", strerror(errno));
+	signal(SIGXFSZ, SIG_IGN);
+	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	close_outs(o, 3);
+	close(go[1]);
+	close(in);
+	waitpid(reader, &status, 0);
+	reap();
+	got = xmalloc(datalen);
+	n = -1;
+	if ((in = open("p0", O_RDONLY)) != -1 && fstat(in, &st) == 0 &&
+	    (size_t)st.st_size <= datalen)
+		n = read(in, got, datalen);
+	if (in != -1)
+		close(in);
+	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == EFBIG &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0 && cap > 0 &&
+	    n >= FAIL_AT && n <= FAIL_AT + cap &&
+	    memcmp(got, data, n) == 0,
+	    "parallel: a stop asked for in a stall: the stalled pipe gets "
+	    "nothing more (%zd bytes, at most %d; %d failures)", n,
+	    FAIL_AT + cap, l.calls);
+	free(got);
 }
 
 static volatile sig_atomic_t handled, elsewhere;
