@@ -96,46 +96,36 @@ chunk_warrants(struct chunk *ch, size_t n)
 	return 1;
 }
 
-/* Move LEN bytes at most of pipe IN into FD, a copy (DUP) or not, by
- * xfer_pipe, or with NOWAIT by xfer_pipe_try; return as they do. */
-static ssize_t
-move(struct io_call *c, int in, int fd, size_t len, int dup, int nowait)
-{
-	return nowait ? xfer_pipe_try(c, in, fd, len, dup) :
-	    xfer_pipe(c, in, fd, len, dup);
-}
-
-/* Splice up to LIM bytes of input IN into the empty chunk pipe; with
- * NOWAIT, an input pipe with nothing to read fails with EAGAIN at once.
- * Return as xfer_pipe (xfer_pipe_try); HELD is then what it took. */
+/* Splice up to LIM bytes of input IN into the empty chunk pipe, the
+ * input waited for by W.  Return as xfer_pipe; HELD is then what it
+ * took. */
 ssize_t
-chunk_fill(struct chunk *ch, int in, size_t lim, int nowait,
+chunk_fill(struct chunk *ch, int in, size_t lim, const struct io_wait *w,
     struct io_call *c)
 {
-	ssize_t n = move(c, in, ch->pipe[1], lim, 0, nowait);
+	ssize_t n = xfer_pipe(c, in, ch->pipe[1], lim, 0, w);
 
 	if (n > 0)
 		ch->held = n;
 	return n;
 }
 
-/* Duplicate the chunk pipe's first LEN bytes into pipe FD by tee(2);
- * with NOWAIT, FD full fails with EAGAIN at once.  Return as xfer_pipe. */
+/* Duplicate the chunk pipe's first LEN bytes into pipe FD by tee(2),
+ * FD's room waited for by W.  Return as xfer_pipe. */
 ssize_t
-chunk_tee(struct chunk *ch, int fd, size_t len, int nowait,
+chunk_tee(struct chunk *ch, int fd, size_t len, const struct io_wait *w,
     struct io_call *c)
 {
-	return move(c, ch->pipe[0], fd, len, 1, nowait);
+	return xfer_pipe(c, ch->pipe[0], fd, len, 1, w);
 }
 
-/* Move up to LEN bytes out of the chunk pipe into FD by splice(2); with
- * NOWAIT, a pipe FD full fails with EAGAIN at once.  Return as
- * xfer_pipe. */
+/* Move up to LEN bytes out of the chunk pipe into FD by splice(2), FD's
+ * room waited for by W.  Return as xfer_pipe. */
 ssize_t
-chunk_splice(struct chunk *ch, int fd, size_t len, int nowait,
+chunk_splice(struct chunk *ch, int fd, size_t len, const struct io_wait *w,
     struct io_call *c)
 {
-	ssize_t k = move(c, ch->pipe[0], fd, len, 0, nowait);
+	ssize_t k = xfer_pipe(c, ch->pipe[0], fd, len, 0, w);
 
 	if (k > 0)
 		ch->held -= k;
@@ -223,16 +213,16 @@ copy_fill(struct chunk *ch, size_t len)
 			return -1;
 		ch->copy_size = pipe_grow_to(ch->copy[1], chunk_size(ch));
 	}
-	return xfer_pipe(&c, ch->pipe[0], ch->copy[1], len, 1);
+	return xfer_pipe(&c, ch->pipe[0], ch->copy[1], len, 1, NULL);
 }
 
-/* Move up to LEN bytes out of the copy pipe into FD by splice(2); NOWAIT
- * as for chunk_splice.  Return as xfer_pipe. */
+/* Move up to LEN bytes out of the copy pipe into FD by splice(2), FD's
+ * room waited for by W.  Return as xfer_pipe. */
 ssize_t
-copy_splice(struct chunk *ch, int fd, size_t len, int nowait,
+copy_splice(struct chunk *ch, int fd, size_t len, const struct io_wait *w,
     struct io_call *c)
 {
-	return move(c, ch->copy[0], fd, len, 0, nowait);
+	return xfer_pipe(c, ch->copy[0], fd, len, 0, w);
 }
 
 /* Read the copy pipe's next N bytes into BUF at OFF.  Return 0, or -1

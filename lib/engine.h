@@ -111,6 +111,26 @@ int pipe_private(int p[2]);
 void close_pair(int p[2]);
 
 /*
+ * A caller's own wait for a splice or tee that is not ready (struct
+ * io_call.wait): how long, on what, with which signal mask is the
+ * caller's policy (the fan-out's: lib/watch.c); making the call again,
+ * or leaving the wait to the kernel, is io_move's.  FN returns 0 when
+ * the call may be made (again); 1 when it is not to be (the time the
+ * caller allows ran out, or what the call was for is not wanted any
+ * more); -1 with errno set if it could not wait: the call then waits in
+ * the kernel, as if there were no WAIT.  With TELLS the call says by
+ * itself that it is not ready (a pipe, SPLICE_F_NONBLOCK: EAGAIN) and
+ * FN comes after; without, FN comes first, and the call waits in the
+ * kernel for whatever is left (splice(2) into or from a socket waits
+ * whatever its flags say).
+ */
+struct io_wait {
+	int (*fn)(void *ctx);
+	void *ctx;
+	int tells;
+};
+
+/*
  * io.c: the one retry policy.  One byte-moving system call: what it is,
  * its descriptors (-1 where it has none), the bytes of a read, write or
  * vmsplice, and how many at most; after a failure, where it failed.
@@ -133,8 +153,10 @@ struct io_call {
 	size_t len;
 	int side;		/* after -1: SL_INPUT, SL_OUTPUT, or 0 */
 	int waiting;		/* after -1: 1 if poll(2) failed, not the call */
-	int nowait;		/* splice, tee: a pipe not ready is not waited
-				   for (SPLICE_F_NONBLOCK): EAGAIN is returned */
+	const struct io_wait *wait;	/* splice, tee: the caller's wait
+				   (above), or NULL: io_move's own */
+	int gave_up;		/* after -1: the caller's wait said not to go
+				   on (errno ETIMEDOUT) */
 	const sigset_t *mask;	/* write: the mask to wait for room with
 				   (NULL: the thread's) */
 	long pipe;		/* write: into a pipe of this many bytes,
@@ -144,7 +166,7 @@ struct io_call {
 /*
  * Run C's call until it moves something or fails for real.  EINTR is
  * retried; EAGAIN is waited out in poll(2) on the side that is not
- * ready (wait_either for two descriptors), unless C->nowait.  A write
+ * ready (wait_either for two descriptors), or by C->wait.  A write
  * with C->mask waits so with that mask, and into a pipe (C->pipe) that
  * cannot take it whole, waits for room first (pipe_wait_room).  Return:
  *   > 0  the count, maybe short of C->len (io_move_all loops on it);
@@ -167,7 +189,8 @@ struct io_call {
  *        descriptor the error is about, the caller knows (xfer.c).
  *        A write or vmsplice that takes nothing and says nothing fails
  *        with ENOSPC on SL_OUTPUT, as GNU's full_write has it.  With
- *        C->nowait, EAGAIN: a pipe was not ready, nothing waited.
+ *        C->wait: ETIMEDOUT and C->gave_up 1 (C->side 0) when the
+ *        caller's wait said not to go on.
  */
 ssize_t io_move(struct io_call *c);
 /*
@@ -251,9 +274,8 @@ void link_retarget(struct link *l, struct end *in, off_t size);
 ssize_t link_step(struct link *l, size_t len);
 ssize_t link_put(struct link *l, const void *buf, size_t len);
 void link_free(struct link *l);
-ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup);
-ssize_t xfer_pipe_try(struct io_call *c, int in, int out, size_t len,
-    int dup);
+ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup,
+    const struct io_wait *w);
 ssize_t read_input(const struct end *in, char **buf, size_t *size,
     size_t want);
 int zerocopy_refused(const struct io_call *c, off_t moved);

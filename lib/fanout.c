@@ -147,39 +147,23 @@ refused(struct fan *f, size_t i, ssize_t k, struct io_call *c)
 }
 
 /* A zero-copy verb of chunk.c that moves the chunk into an output. */
-typedef ssize_t move_fn(struct chunk *ch, int fd, size_t len, int nowait,
-    struct io_call *c);
-
-/* move_out's sentinel: the output's reader stalled. */
-#define STALLED	(-2)
+typedef ssize_t move_fn(struct chunk *ch, int fd, size_t len,
+    const struct io_wait *w, struct io_call *c);
 
 /*
- * Move up to LEN bytes of the chunk into output I by MOVE.  An output
- * that tells by itself (output_tells: a pipe) is not looked at first:
- * the call says EAGAIN if it is full, and only then does the round wait
- * for room; a socket is looked at first (output_stalled).  If a look
- * fails, the call waits in the kernel, and the stall goes unseen.
- * Return the count, or -1 with errno set and C saying how, or STALLED
- * if no room came within STALL_MS.
+ * Move up to LEN bytes of the chunk into output I by MOVE, waiting for
+ * room as watch.c says (output_wait).  Return the count, or -1 with
+ * errno set and C saying how: C->gave_up if no room came within
+ * STALL_MS (the output's reader stalled).
  */
 static ssize_t
 move_out(struct fan *f, size_t i, move_fn *move, size_t len,
     struct io_call *c)
 {
-	int tells = output_tells(f, i), look = !tells, r;
-	ssize_t k;
+	struct fan_wait w;
 
-	for (;;) {
-		if (look && (r = output_stalled(f, i)) == 1)
-			return STALLED;
-		/* A look that failed leaves the wait to the call. */
-		if (look && r == -1)
-			tells = 0;
-		k = move(&f->ch, dest(f, i)->fd, len, tells, c);
-		if (k != -1 || errno != EAGAIN || !tells)
-			return k;
-		look = 1;
-	}
+	output_wait(f, i, &w);
+	return move(&f->ch, dest(f, i)->fd, len, &w.io, c);
 }
 
 /*
@@ -201,7 +185,7 @@ copy_to_output(struct fan *f, size_t i, size_t off, size_t len)
 		}
 		if (copy_to_buf(&f->ch, off, len - off) == -1)
 			return -1;
-		if (k == STALLED) {
+		if (c.gave_up) {
 			/* The chunk pipe still holds it all: from there. */
 			if (chunk_to_buf(&f->ch, 0, len) == -1 ||
 			    give_back(f, len) == -1)
@@ -229,7 +213,8 @@ give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 
 	if (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) &&
 	    dest(f, i)->kind == K_PIPE) {
-		if ((k = move_out(f, i, chunk_tee, *len, &c)) == STALLED) {
+		if ((k = move_out(f, i, chunk_tee, *len, &c)) == -1 &&
+		    c.gave_up) {
 			*fixed = 1;
 			if (chunk_to_buf(&f->ch, 0, *len) == -1 ||
 			    give_back(f, *len) == -1)
@@ -290,7 +275,7 @@ give_last(struct fan *f, size_t i, size_t len)
 		struct io_call c;
 		ssize_t k = move_out(f, i, chunk_splice, len - off, &c);
 
-		if ((stall = k == STALLED))
+		if ((stall = k == -1 && c.gave_up))
 			break;
 		if (k > 0) {
 			off += k;
@@ -324,34 +309,25 @@ ask_pipe_sizes(struct fan *f)
 }
 
 /*
- * Take the next chunk into the chunk pipe, LIM bytes at most.  An input
- * quiet for IDLE_MS has the pipes given back first.  An input pipe is
- * not looked at before its splice(2): the splice says EAGAIN if it is
- * empty, and only then does the round wait (a look first would find it
- * empty whenever its writer shares our CPU, and wait twice); if that
- * wait fails, the splice waits.  Return 1 to go on (with a chunk held,
- * or none: the stream left zero-copy, or outputs broke), 0 at end of
- * input, -1 with errno set if reading failed.
+ * Take the next chunk into the chunk pipe, LIM bytes at most, waiting
+ * for the input as watch.c says (input_wait): an input quiet for
+ * IDLE_MS has the pipes given back.  Return 1 to go on (with a chunk
+ * held, or none: the stream left zero-copy, or outputs broke), 0 at end
+ * of input, -1 with errno set if reading failed.
  */
 static int
 take_chunk(struct fan *f, size_t lim)
 {
 	struct io_call c;
+	struct fan_wait w;
 	ssize_t n;
-	int r = survey(f), tells = input_tells(f);
 
-	for (;;) {
-		if (r == 0 && (r = wait_input(f, IDLE_MS)) == 0)
-			return give_back(f, 0) == -1 ? -1 : 1;
-		/* A wait that failed leaves the wait to the splice. */
-		if (r == -1)
-			tells = 0;
+	input_wait(f, survey(f), &w);
+	n = chunk_fill(&f->ch, f->in.fd, lim, &w.io, &c);
+	if (n == -1 && c.gave_up) {
 		if (f->live == 0 || f->stop)
 			return 1;
-		n = chunk_fill(&f->ch, f->in.fd, lim, tells, &c);
-		if (n != -1 || errno != EAGAIN || !tells)
-			break;
-		r = 0;
+		return give_back(f, 0) == -1 ? -1 : 1;
 	}
 	if (n == -1 && zerocopy_refused(&c, f->in_moved)) {
 		/* The input refuses: read/write, for good. */

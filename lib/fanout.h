@@ -80,16 +80,16 @@ int chunk_is_open(const struct chunk *ch);
 long chunk_size(struct chunk *ch);
 void chunk_resize(struct chunk *ch, long want);
 int chunk_warrants(struct chunk *ch, size_t n);
-ssize_t chunk_fill(struct chunk *ch, int in, size_t lim, int nowait,
-    struct io_call *c);
-ssize_t chunk_tee(struct chunk *ch, int fd, size_t len, int nowait,
-    struct io_call *c);
-ssize_t chunk_splice(struct chunk *ch, int fd, size_t len, int nowait,
-    struct io_call *c);
+ssize_t chunk_fill(struct chunk *ch, int in, size_t lim,
+    const struct io_wait *w, struct io_call *c);
+ssize_t chunk_tee(struct chunk *ch, int fd, size_t len,
+    const struct io_wait *w, struct io_call *c);
+ssize_t chunk_splice(struct chunk *ch, int fd, size_t len,
+    const struct io_wait *w, struct io_call *c);
 int chunk_to_buf(struct chunk *ch, size_t off, size_t n);
 ssize_t copy_fill(struct chunk *ch, size_t len);
-ssize_t copy_splice(struct chunk *ch, int fd, size_t len, int nowait,
-    struct io_call *c);
+ssize_t copy_splice(struct chunk *ch, int fd, size_t len,
+    const struct io_wait *w, struct io_call *c);
 int copy_to_buf(struct chunk *ch, size_t off, size_t n);
 int chunk_release(struct chunk *ch, size_t len);
 int buf_need(struct chunk *ch, size_t len);
@@ -220,11 +220,20 @@ int signals_due(const sigset_t *held);
 int fan_plain(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
 
-/* watch.c: when the fan-out waits, and on what. */
-int input_tells(struct fan *f);
+/*
+ * watch.c: when the fan-out waits, and on what.  A zero-copy call's
+ * wait (struct io_wait, run by io_move): for room in output I, or for
+ * the input (I unused; READY: the round's look found it ready).
+ */
+struct fan_wait {
+	struct io_wait io;
+	struct fan *f;
+	size_t i;
+	int ready;
+};
 int survey(struct fan *f);
-int output_tells(struct fan *f, size_t i);
-int output_stalled(struct fan *f, size_t i);
+void output_wait(struct fan *f, size_t i, struct fan_wait *w);
+void input_wait(struct fan *f, int ready, struct fan_wait *w);
 const sigset_t *wait_mask(struct fan *f);
 int wait_input(struct fan *f, int ms);
 void check_pipes(struct fan *f);

@@ -124,6 +124,14 @@ pipe_wait_room(const struct io_call *c)
 		wait_masked(&p, 1, -1, c->mask);
 }
 
+/* Return 1 if C's call is not to wait in the kernel: its caller's wait
+ * comes after it says EAGAIN (struct io_wait.tells). */
+static int
+nonblocking(const struct io_call *c)
+{
+	return c->wait != NULL && c->wait->tells;
+}
+
 /* Make C's system call once; return as the call does. */
 static ssize_t
 io_call_once(const struct io_call *c)
@@ -140,9 +148,9 @@ io_call_once(const struct io_call *c)
 	case IO_VMSPLICE:
 		return sys_vmsplice(c->out, &iov, 1);
 	case IO_SPLICE:
-		return sys_splice(c->in, c->out, c->len, c->nowait);
+		return sys_splice(c->in, c->out, c->len, nonblocking(c));
 	case IO_TEE:
-		return sys_tee(c->in, c->out, c->len, c->nowait);
+		return sys_tee(c->in, c->out, c->len, nonblocking(c));
 	case IO_PEEK:
 		/* MSG_TRUNC: the record's length, not what fits in BUF. */
 		return recv(c->in, c->buf, c->len, MSG_PEEK | MSG_TRUNC);
@@ -201,9 +209,35 @@ io_wait(struct io_call *c)
 	}
 }
 
+/*
+ * Wait as C's caller does (C->wait).  Return 0 when C's call is to be
+ * made; -1 with errno ETIMEDOUT and C->gave_up set when the caller says
+ * not to go on.  A wait that fails leaves the wait to the call, in the
+ * kernel, as if the caller had none: C->wait is dropped.
+ */
+static int
+caller_wait(struct io_call *c)
+{
+	switch (c->wait->fn(c->wait->ctx)) {
+	case 0:
+		return 0;
+	case 1:
+		errno = ETIMEDOUT;
+		c->gave_up = 1;
+		c->side = 0;
+		c->waiting = 0;
+		return -1;
+	default:
+		c->wait = NULL;
+		return 0;
+	}
+}
+
 ssize_t
 io_move(struct io_call *c)
 {
+	if (c->wait != NULL && !c->wait->tells && caller_wait(c) == -1)
+		return -1;
 	for (;;) {
 		ssize_t n = io_call_once(c);
 
@@ -227,8 +261,13 @@ io_move(struct io_call *c)
 		}
 		if (errno == EINTR)
 			continue;
-		/* NOWAIT: the caller waits, as long as it chooses. */
-		if (errno != EAGAIN || c->nowait) {
+		/* The caller waits, as long as it chooses. */
+		if (errno == EAGAIN && nonblocking(c)) {
+			if (caller_wait(c) == -1)
+				return -1;
+			continue;
+		}
+		if (errno != EAGAIN) {
 			c->side = io_call_side(c);
 			c->waiting = 0;
 			return -1;

@@ -198,7 +198,7 @@ lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved,
 				return -1;
 			continue;
 		}
-		k = xfer_pipe(&c, l->pipe[0], l->out, want, 0);
+		k = xfer_pipe(&c, l->pipe[0], l->out, want, 0, NULL);
 		if (k > 0) {
 			*moved += k;
 			*written += k;

@@ -1,8 +1,9 @@
 /*
  * When a fan-out waits, and on what (lib/fanout.h): one look a round at
- * the input and at the outputs that may stall (survey); an output whose
- * reader stalled (output_stalled); the input, while it is quiet, and
- * the output pipes that may break meanwhile (wait_input).  Every wait
+ * the input and at the outputs that may stall (survey); the waits of
+ * its zero-copy calls, which io_move runs (output_wait, input_wait): an
+ * output whose reader stalled, the input while it is quiet; and the
+ * output pipes that may break meanwhile (wait_input).  Every wait
  * goes on through a signal for the time left (wait_masked, lib/io.c),
  * so a handler never makes a stall or a quiet input go unnoticed; the
  * signals held while the fan-out copies come in then (wait_mask).
@@ -126,7 +127,7 @@ may_stall(struct fan *f, size_t i)
  * may stall.  A socket does not (splice(2) into it waits whatever its
  * flags say): survey looks at it.
  */
-int
+static int
 output_tells(struct fan *f, size_t i)
 {
 	return may_stall(f, i) && f->ends[i].kind == K_PIPE;
@@ -143,7 +144,7 @@ surveyed(struct fan *f, size_t i)
 /* Return 1 if the chunk's splice(2) from the input tells by itself
  * that the input has nothing to read, without waiting (chunk_fill's
  * NOWAIT): a pipe's. */
-int
+static int
 input_tells(struct fan *f)
 {
 	return f->in.kind == K_PIPE;
@@ -199,12 +200,16 @@ survey(struct fan *f)
  * (output_tells): if it may stall and has no room (the round's survey
  * found it some: that once, no look), wait for room.  Return 0 when it
  * has room; 1 if none came within STALL_MS (its reader stalled: the
- * caller moves the chunk to memory and gives the pipes back); -1 with
- * errno set if poll(2) failed (the caller's call waits instead).
+ * call gives up, and the caller moves the chunk to memory and gives the
+ * pipes back); -1 with errno set if poll(2) failed (the call waits
+ * instead).  An io_wait's FN (output_wait).
  */
-int
-output_stalled(struct fan *f, size_t i)
+static int
+output_stalled(void *ctx)
 {
+	struct fan_wait *w = ctx;
+	struct fan *f = w->f;
+	size_t i = w->i;
 	int r;
 
 	if (st(f, i)->roomy) {
@@ -217,4 +222,59 @@ output_stalled(struct fan *f, size_t i)
 	if ((r = wait_polls(f, 1, STALL_MS)) > 0)
 		return 0;
 	return r == 0 ? 1 : -1;
+}
+
+/*
+ * The wait W of a zero-copy call into output I.  An output that tells
+ * by itself (output_tells: a pipe) is not looked at first: the call
+ * says EAGAIN if it is full, and only then is room waited for; a socket
+ * is looked at first.  If a look fails, the call waits in the kernel,
+ * and the stall goes unseen.
+ */
+void
+output_wait(struct fan *f, size_t i, struct fan_wait *w)
+{
+	*w = (struct fan_wait){ .f = f, .i = i,
+	    .io = { .fn = output_stalled, .ctx = w,
+	    .tells = output_tells(f, i) } };
+}
+
+/*
+ * The input has nothing to read: wait for it IDLE_MS at most, with the
+ * watch of wait_input; not at all, once, if the round's look found it
+ * ready.  Return 0 when it is ready; 1 if it stayed quiet (the call
+ * gives up, and the caller gives the pipes back), or if no output is
+ * left to take it; -1 with errno set if poll(2) failed (the call waits
+ * instead).  An io_wait's FN (input_wait).
+ */
+static int
+input_quiet(void *ctx)
+{
+	struct fan_wait *w = ctx;
+	struct fan *f = w->f;
+	int r;
+
+	if (w->ready) {
+		w->ready = 0;
+		return 0;
+	}
+	r = wait_input(f, IDLE_MS);
+	if (f->live == 0 || f->stop)
+		return 1;
+	return r == 1 ? 0 : r == 0 ? 1 : -1;
+}
+
+/*
+ * The wait W of the chunk's splice from the input, which the round's
+ * look (survey) found READY or not.  An input pipe is not looked at
+ * first: the splice says EAGAIN if it is empty, and only then is the
+ * input waited for (a look first would find it empty whenever its
+ * writer shares our CPU, and wait twice); anything else is, unless the
+ * look found it ready (a regular file always is).
+ */
+void
+input_wait(struct fan *f, int ready, struct fan_wait *w)
+{
+	*w = (struct fan_wait){ .f = f, .ready = ready && !input_tells(f),
+	    .io = { .fn = input_quiet, .ctx = w, .tells = input_tells(f) } };
 }

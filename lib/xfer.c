@@ -296,7 +296,8 @@ count_zerocopy(struct link *l, size_t n)
  * Return 1 if the zero-copy call C failed because it cannot serve its
  * pair of descriptors, and its path had moved no byte before (MOVED 0):
  * then, and only then, the caller falls back to read/write.  A failed
- * wait (C->waiting) is never a refusal.  The refusals are is_refusal's;
+ * wait (C->waiting), or one its caller gave up (C->gave_up), is never a
+ * refusal.  The refusals are is_refusal's;
  * copy_file_range(2) refuses with EPERM too (a seccomp filter that
  * forbids it, as container runtimes had), ETXTBSY and EBADF (outputs it
  * will not write into), as GNU 9.1 takes them: write(2) then tells
@@ -308,7 +309,7 @@ zerocopy_refused(const struct io_call *c, off_t moved)
 {
 	int err = errno;
 
-	if (c->waiting || moved != 0)
+	if (c->waiting || c->gave_up || moved != 0)
 		return 0;
 	return is_refusal(err) || (c->op == IO_COPY_RANGE &&
 	    (err == EPERM || err == ETXTBSY || err == EBADF));
@@ -530,31 +531,19 @@ link_put(struct link *l, const void *buf, size_t len)
 
 /*
  * Move up to LEN bytes from pipe IN to OUT with splice(2), or duplicate
- * them with tee(2) if DUP, by io_move, which C describes.  For the
- * fan-out, which keeps its own policy per output and knows which side
- * each of its calls can fail on.  Return the count, 0 at end of input,
- * or -1 with errno set and C saying how it failed (C->waiting and
- * C->side, as io_move leaves them): zerocopy_refused(C, ...) tells a
- * refusal.
+ * them with tee(2) if DUP, by io_move, which C describes; a side not
+ * ready is waited for by W (struct io_wait), or with W NULL by io_move
+ * itself.  For the fan-out, which keeps its own policy per output and
+ * knows which side each of its calls can fail on.  Return the count, 0
+ * at end of input, or -1 with errno set and C saying how it failed
+ * (C->waiting, C->side and C->gave_up, as io_move leaves them):
+ * zerocopy_refused(C, ...) tells a refusal.
  */
 ssize_t
-xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup)
+xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup,
+    const struct io_wait *w)
 {
 	*c = (struct io_call){ .op = dup ? IO_TEE : IO_SPLICE,
-	    .in = in, .out = out, .len = len };
-	return io_move(c);
-}
-
-/*
- * As xfer_pipe, but a pipe not ready (an input pipe with nothing to
- * read, an output pipe full) is not waited for: -1 with errno EAGAIN,
- * and the caller waits as long as it chooses (the fan-out: a quiet
- * input, a stalled output).
- */
-ssize_t
-xfer_pipe_try(struct io_call *c, int in, int out, size_t len, int dup)
-{
-	*c = (struct io_call){ .op = dup ? IO_TEE : IO_SPLICE,
-	    .in = in, .out = out, .len = len, .nowait = 1 };
+	    .in = in, .out = out, .len = len, .wait = w };
 	return io_move(c);
 }

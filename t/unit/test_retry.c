@@ -404,13 +404,13 @@ TEST(splice_sides)
 	a.out = out[1];
 	fail_waits(1);
 	na = io_move(&a);
-	nc = xfer_pipe(&c, in[0], out[1], 4096, 0);
+	nc = xfer_pipe(&c, in[0], out[1], 4096, 0, NULL);
 	side_in = c.waiting ? c.side : 0;
 	xwrite(in[1], "abc", 3);
 	b.in = in[0];
 	b.out = full[1];
 	nb = io_move(&b);
-	nd = xfer_pipe(&c, in[0], full[1], 4096, 1);
+	nd = xfer_pipe(&c, in[0], full[1], 4096, 1, NULL);
 	side_out = c.waiting ? c.side : 0;
 	fail_waits(0);
 	ok(na == -1 && a.waiting == 1 && a.side == SL_INPUT,
@@ -441,7 +441,7 @@ TEST(splice_own_failure)
 	ssize_t n = io_move(&c), m;
 	int e = errno;
 
-	m = xfer_pipe(&x, a, b, 10, 0);
+	m = xfer_pipe(&x, a, b, 10, 0, NULL);
 	side = x.waiting ? x.side : 0;
 	ok(n == -1 && e == EINVAL && c.waiting == 0 && c.side == 0 &&
 	    m == -1 && side == 0,
@@ -528,15 +528,28 @@ TEST(handoff_send_zero)
 #endif
 
 #ifndef SLUICE_PORTABLE
+static int waits_asked;
+
+/* A caller's wait that gives up at once, and counts. */
+static int
+give_up(void *ctx)
+{
+	(void)ctx;
+	waits_asked++;
+	return 1;
+}
+
 /*
  * tee(2) says 0 with its input holding bytes: another writer filled the
  * output between the kernel's look and its link.  Not an end: waited
  * for as EAGAIN is (a look at each side, no blocking wait: the output
- * has room: one wait a 0), then the count; with NOWAIT, EAGAIN.  From an input at its
- * end, 0 is the end.
+ * has room: one wait a 0), then the count; with a caller's wait that
+ * comes after the call (struct io_wait.tells), that wait.  From an
+ * input at its end, 0 is the end.
  */
 TEST(tee_zero_is_a_race)
 {
+	static const struct io_wait gives_up = { give_up, NULL, 1 };
 	int in[2], out[2];
 	struct io_call c = { .op = IO_TEE, .len = 16 };
 	ssize_t n, m, e;
@@ -553,12 +566,13 @@ TEST(tee_zero_is_a_race)
 	ok(n == 10 && tee_zero == 0 && poll_waits == 2,
 	    "io_move tee: two 0s from a full input are waited out, then "
 	    "the count");
-	c.nowait = 1;
+	c.wait = &gives_up;
 	tee_zero = 1;
 	m = io_move(&c);
 	err = errno;
-	ok(m == -1 && err == EAGAIN && c.waiting == 0,
-	    "io_move tee, NOWAIT: a 0 from a full input is EAGAIN");
+	ok(m == -1 && err == ETIMEDOUT && c.gave_up && c.waiting == 0 &&
+	    waits_asked == 1, "io_move tee, a caller's wait: a 0 from a full "
+	    "input is not ready, and the wait is asked");
 	close_pair(in);
 	close_pair(out);
 

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib-xfer.h"
@@ -39,7 +40,7 @@ TEST(xfer_dup)
 
 	full_pipe(in, data, len);
 	xpipe(out);
-	n = xfer_pipe(&c, in[0], out[1], MiB, 1);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 1, NULL);
 	ok(n == (ssize_t)len && read_exact(out[0], a, len) == 0 &&
 	    memcmp(a, data, len) == 0 && read_exact(in[0], b, len) == 0 &&
 	    memcmp(b, data, len) == 0 && empty(in[0]) && empty(out[0]),
@@ -62,7 +63,7 @@ TEST(xfer_move)
 
 	full_pipe(in, data, len);
 	xpipe(out);
-	n = xfer_pipe(&c, in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0, NULL);
 	ok(n == (ssize_t)len && read_exact(out[0], a, len) == 0 &&
 	    memcmp(a, data, len) == 0 && empty(in[0]),
 	    "xfer_pipe without dup (splice): the bytes move, the input is "
@@ -82,7 +83,7 @@ TEST(xfer_short_len)
 
 	full_pipe(in, "abcdefgh", 8);
 	xpipe(out);
-	n = xfer_pipe(&c, in[0], out[1], 3, 0);
+	n = xfer_pipe(&c, in[0], out[1], 3, 0, NULL);
 	ok(n == 3 && read(out[0], buf, sizeof buf) == 3 &&
 	    memcmp(buf, "abc", 3) == 0 && read(in[0], buf, sizeof buf) == 5 &&
 	    memcmp(buf, "defgh", 5) == 0,
@@ -101,8 +102,8 @@ TEST(xfer_eof)
 	xpipe(out);
 	close(in[1]);
 	in[1] = -1;
-	a = xfer_pipe(&c, in[0], out[1], MiB, 0);
-	b = xfer_pipe(&c, in[0], out[1], MiB, 1);
+	a = xfer_pipe(&c, in[0], out[1], MiB, 0, NULL);
+	b = xfer_pipe(&c, in[0], out[1], MiB, 1, NULL);
 	ok(a == 0 && b == 0, "xfer_pipe: 0 at end of input, with dup or not");
 	close_pair(in);
 	close_pair(out);
@@ -123,7 +124,7 @@ TEST(xfer_waits)
 		usleep(50 * 1000);
 		_exit(write(in[1], "later", 5) == 5 ? 0 : 1);
 	}
-	n = xfer_pipe(&c, in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0, NULL);
 	ok(n == 5 && read(out[0], buf, sizeof buf) == 5 &&
 	    memcmp(buf, "later", 5) == 0 && exited_ok(pid),
 	    "xfer_pipe: an empty non-blocking input is waited for, no EAGAIN");
@@ -139,7 +140,7 @@ TEST(xfer_errors)
 
 	full_pipe(in, "abc", 3);
 	errno = 0;
-	n = xfer_pipe(&c, in[0], fd, MiB, 1);
+	n = xfer_pipe(&c, in[0], fd, MiB, 1, NULL);
 	e = errno;
 	ok(n == -1 && e == EINVAL, "xfer_pipe with dup into a file: -1 "
 	    "EINVAL (tee(2) needs two pipes)");
@@ -147,7 +148,7 @@ TEST(xfer_errors)
 	close(out[0]);
 	out[0] = -1;
 	errno = 0;
-	n = xfer_pipe(&c, in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0, NULL);
 	e = errno;
 	ok(n == -1 && e == EPIPE,
 	    "xfer_pipe into a pipe whose reader left: -1 EPIPE");
@@ -156,10 +157,32 @@ TEST(xfer_errors)
 	close(fd);
 }
 
-/* xfer_pipe_try: blocking pipes, the input empty, then the output full:
- * EAGAIN at once, nothing moved or lost; then the bytes move. */
-TEST(xfer_try_not_ready)
+/* A caller's wait (struct io_wait) that says, call after call, what
+ * SAYS holds (0, 1 or -1, then 1 for good), and counts its calls. */
+struct said {
+	int says[4];
+	int calls;
+};
+
+static int
+say(void *ctx)
 {
+	struct said *s = ctx;
+
+	return s->calls < 4 ? s->says[s->calls++] : (s->calls++, 1);
+}
+
+/*
+ * A wait that comes after the call (TELLS): blocking pipes, the input
+ * empty, then the output full: the call says EAGAIN at once, the wait
+ * is asked, and its 1 gives up: -1 ETIMEDOUT, nothing moved or lost;
+ * its 0 makes the call again.
+ */
+TEST(xfer_wait_gives_up)
+{
+	struct said s = { { 1 }, 0 }, t = { { 1 }, 0 }, u = { { 0, 1 }, 0 };
+	struct io_wait w = { say, &s, 1 }, x = { say, &t, 1 },
+	    y = { say, &u, 1 };
 	struct io_call c;
 	int in[2], out[2], e;
 	char buf[8];
@@ -169,23 +192,85 @@ TEST(xfer_try_not_ready)
 	xpipe(in);
 	xpipe(out);
 	errno = 0;
-	n = xfer_pipe_try(&c, in[0], out[1], MiB, 0);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0, &w);
 	e = errno;
-	ok(n == -1 && e == EAGAIN && !c.waiting,
-	    "xfer_pipe_try from an empty blocking pipe: -1 EAGAIN, no wait");
+	ok(n == -1 && e == ETIMEDOUT && c.gave_up && !c.waiting &&
+	    s.calls == 1, "xfer_pipe from an empty blocking pipe, a wait "
+	    "that gives up: -1 ETIMEDOUT, asked once, no wait of its own");
 	xwrite(in[1], "abc", 3);
 	/* Fill the output's slots, a byte of the input's page each. */
 	for (room = 0; room < 4096 &&
-	    xfer_pipe_try(&c, in[0], out[1], 1, 1) == 1; room++)
+	    xfer_pipe(&c, in[0], out[1], 1, 1, &x) == 1; room++)
 		;
+	t.calls = 0;
 	errno = 0;
-	n = xfer_pipe_try(&c, in[0], out[1], MiB, 1);
+	n = xfer_pipe(&c, in[0], out[1], MiB, 1, &x);
 	e = errno;
-	m = xfer_pipe_try(&c, in[0], out[1], MiB, 0);
-	ok(room > 0 && n == -1 && e == EAGAIN && m == -1 && errno == EAGAIN &&
+	m = xfer_pipe(&c, in[0], out[1], MiB, 0, &y);
+	ok(room > 0 && n == -1 && e == ETIMEDOUT && t.calls == 1 &&
+	    m == -1 && errno == ETIMEDOUT && u.calls == 2 &&
 	    read(in[0], buf, sizeof buf) == 3 && memcmp(buf, "abc", 3) == 0,
-	    "xfer_pipe_try into a full blocking pipe, tee(2) and splice(2): "
-	    "-1 EAGAIN, the input left whole");
+	    "xfer_pipe into a full blocking pipe, tee(2) and splice(2): "
+	    "a wait's 0 makes the call again, its 1 gives up, the input "
+	    "left whole");
+	close_pair(in);
+	close_pair(out);
+}
+
+/* A wait that comes first (no TELLS): its 1 gives up before any call,
+ * though the call could move; its 0 lets the call move. */
+TEST(xfer_wait_first)
+{
+	struct said s = { { 1 }, 0 }, t = { { 0 }, 0 };
+	struct io_wait w = { say, &s, 0 }, x = { say, &t, 0 };
+	struct io_call c;
+	int in[2], out[2], e, g;
+	char buf[8];
+	ssize_t n, m;
+
+	full_pipe(in, "abc", 3);
+	xpipe(out);
+	errno = 0;
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0, &w);
+	e = errno;
+	g = c.gave_up;
+	m = xfer_pipe(&c, in[0], out[1], MiB, 0, &x);
+	ok(n == -1 && e == ETIMEDOUT && g && s.calls == 1 &&
+	    m == 3 && t.calls == 1 && read(out[0], buf, sizeof buf) == 3 &&
+	    memcmp(buf, "abc", 3) == 0,
+	    "xfer_pipe, a wait first: its 1 makes no call, its 0 the call");
+	close_pair(in);
+	close_pair(out);
+}
+
+/* A wait that fails (-1) leaves the wait to the call, in the kernel: a
+ * full output pipe whose reader drains it 100 ms later takes the bytes. */
+TEST(xfer_wait_fails)
+{
+	struct said s = { { -1 }, 0 }, t = { { 1 }, 0 };
+	struct io_wait w = { say, &s, 1 }, x = { say, &t, 1 };
+	struct io_call c;
+	int in[2], out[2], status;
+	size_t room;
+	pid_t pid;
+	ssize_t n;
+
+	full_pipe(in, "abc", 3);
+	xpipe(out);
+	for (room = 0; room < 4096 &&
+	    xfer_pipe(&c, in[0], out[1], 1, 1, &x) == 1; room++)
+		;
+	if ((pid = xfork()) == 0) {
+		char buf[4096];
+
+		usleep(100000);
+		_exit(read(out[0], buf, sizeof buf) > 0 ? 0 : 1);
+	}
+	n = xfer_pipe(&c, in[0], out[1], MiB, 0, &w);
+	waitpid(pid, &status, 0);
+	ok(room > 0 && n == 3 && s.calls == 1 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0,
+	    "xfer_pipe, a wait that fails: the call waits in the kernel");
 	close_pair(in);
 	close_pair(out);
 }
