@@ -1,9 +1,9 @@
 /*
  * "Copy one input to many outputs": the engine of tee.  This file holds
  * the rounds; what each output is and the telling of failures are
- * outputs.c's, the private pipes of a chunk chunk.c's, when it waits
- * watch.c's, the threads lanes.c's, the signals signals.c's.  The why
- * of it all: doc/design.md, "Fan-out".
+ * outputs.c's, the private pipes of a chunk chunk.c's, how big they are
+ * sizes.c's, when it waits watch.c's, the threads lanes.c's, the signals
+ * signals.c's.  The why of it all: doc/design.md, "Fan-out".
  *
  * Data moves in rounds: a chunk of the input is given to every output,
  * in the order of the outputs, before the next chunk is taken (GNU
@@ -24,13 +24,6 @@
 #include <string.h>
 
 #include "fanout.h"
-
-/*
- * An output pipe's size is asked anew each time this much more of the
- * stream went through: its reader may grow it while tee runs (a reader
- * that wants speed does, once it starts), and the chunks follow.
- */
-#define ASK_BYTES	(4L << 20)
 
 /*
  * Give the private pipes and the threads back: an output stalled, or
@@ -295,19 +288,6 @@ give_last(struct fan *f, size_t i, size_t len)
 	return 0;
 }
 
-/* Forget what the output pipes were said to hold: pipe_size asks
- * again. */
-static void
-ask_pipe_sizes(struct fan *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->n; i++)
-		if (served(st(f, i)->st) && f->ends[i].kind == K_PIPE)
-			f->ends[i].size = 0;
-	f->asked = f->pos;
-}
-
 /*
  * Take the next chunk into the chunk pipe, LIM bytes at most, waiting
  * for the input as watch.c says (input_wait): an input quiet for
@@ -345,12 +325,9 @@ take_chunk(struct fan *f, size_t lim)
 static int
 round_zc(struct fan *f)
 {
-	size_t i, last = 0, len, lim = chunk_limit(f, chunk_size(&f->ch));
+	size_t i, last = 0, len, lim = chunk_limit_zc(f);
 	int fixed = 0, r;
 
-	if (f->ch.copy[0] != -1 && f->ch.copy_size > 0 &&
-	    (size_t)f->ch.copy_size < lim)
-		lim = f->ch.copy_size;
 	/* A chunk that memory could not hold would be lost if it had to go
 	 * there (a write(2) output, a stall): short of memory, smaller
 	 * chunks, as on the read/write path. */
@@ -403,8 +380,6 @@ round_zc(struct fan *f)
 		return give_back(f, 0) == -1 ? -1 : 1;
 	if (chunk_warrants(&f->ch, len))
 		start_lanes(f);
-	if (f->pos - f->asked >= ASK_BYTES)
-		ask_pipe_sizes(f);
 	size_chunk_pipe(f);
 	return 1;
 }

@@ -1,9 +1,9 @@
 /*
  * Private to the fan-out, tee's engine: the rounds (lib/fanout.c), what
  * each output is (lib/outputs.c), the chunk and its pipes (lib/chunk.c),
- * when it waits (lib/watch.c), the threads (lib/lanes.c) and the signals
- * held meanwhile (lib/signals.c).  doc/design.md, "Fan-out", says how
- * they fit.
+ * how big they are (lib/sizes.c), when it waits (lib/watch.c), the
+ * threads (lib/lanes.c) and the signals held meanwhile (lib/signals.c).
+ * doc/design.md, "Fan-out", says how they fit.
  */
 #ifndef SLUICE_FANOUT_H
 #define SLUICE_FANOUT_H
@@ -20,23 +20,6 @@
  * too (fanout.c); errors are reported in GNU's order at this grain.
  */
 #define GNU_CHUNK	8192
-
-/*
- * The most the chunk pipe grows to: 1 MiB, the default pipe-max-size,
- * as far as an unprivileged user can grow a pipe.  It takes that much
- * only where every output pipe is that big (a reader that grew its own
- * pipe wants its stream in chunks of its pipe's size) and gives it back
- * when an output stalls or the input goes quiet.
- */
-#define CHUNK_MAX	(1L << 20)
-
-/*
- * The biggest lane (lanes.c), and the chunk pipe beside lanes, which is
- * no more than half a lane (fanout.c, pipe_room): how far one output may
- * run ahead of another while threads run is their sum, LANES_WINDOW.
- */
-#define LANE_MAX	(1L << 20)
-#define LANES_WINDOW	(LANE_MAX + LANE_MAX / 2)
 
 /* Where the round's chunk is, on the zero-copy path (struct chunk.at). */
 enum chunk_at {
@@ -115,7 +98,7 @@ struct lane_result {
 };
 
 struct lanes;
-size_t lanes_plan(size_t ncopy, size_t nfiles, size_t *workers);
+size_t lanes_threads(size_t ncopy);
 struct lanes *lanes_start(const struct lane_out *outs, size_t n,
     size_t workers);
 struct end *lanes_end(struct lanes *c, size_t k);
@@ -216,6 +199,18 @@ int signal_due(int sig);
 int signals_fatal(const sigset_t *held, int err);
 int signals_due(const sigset_t *held);
 
+/* sizes.c: how big the chunks, the chunk pipe and the lanes are. */
+size_t size_chunk(size_t bound, int gnu, size_t least);
+long size_pipe(long traffic, long least_pipe, int lanes, size_t least);
+long lane_size(size_t n);
+int lane_enough(long size);
+size_t lanes_plan(size_t ncopy, size_t nfiles, size_t threads,
+    size_t *workers);
+size_t end_room(struct end *e);
+size_t chunk_limit(struct fan *f, size_t bound);
+size_t chunk_limit_zc(struct fan *f);
+void size_chunk_pipe(struct fan *f);
+
 /* plain.c: the fan-out without its state. */
 int fan_plain(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
@@ -253,9 +248,6 @@ void failed_lane(struct fan *f, size_t i);
 void count(struct fan *f, size_t i, size_t n);
 void count_zc(struct fan *f, size_t i, size_t n);
 void write_out(struct fan *f, size_t i, size_t off, size_t len);
-size_t end_room(struct end *e);
-size_t chunk_limit(struct fan *f, size_t lim);
-void size_chunk_pipe(struct fan *f);
 void start_lanes(struct fan *f);
 void stop_lanes(struct fan *f);
 

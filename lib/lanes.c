@@ -2,8 +2,9 @@
  * Lanes: the regular files among a fan-out's outputs, each fed through a
  * pipe of its own by the fan-out's thread and written out by a worker
  * thread, so that the copies into their page caches run on different
- * CPUs.  Everything about threads is here: how many (lanes_plan), the
- * workers, and their signals.
+ * CPUs.  Everything about threads is here: how many (lanes_threads),
+ * the workers, and their signals; how the copies are shared among them
+ * and how big a lane is, sizes.c's.
  *
  * The fan-out duplicates each chunk into a lane with tee(2), which
  * copies no data, only page references; the worker splices the lane
@@ -45,17 +46,6 @@
 
 #include "sluice.h"
 #include "fanout.h"
-
-/*
- * Lanes take pipe pages from the user's budget (see pipe.c):
- * LANES_BUDGET bytes at most, which is four lanes of LANE_MAX (fanout.h)
- * and
- * LANES_MAX of LANE_MIN.  A lane of less than LANE_MIN would make chunks
- * of under 64 KiB: more files than LANES_MAX are copied on one thread.
- */
-#define LANES_BUDGET	(4L << 20)
-#define LANE_MIN	(128L << 10)
-#define LANES_MAX	((size_t)(LANES_BUDGET / LANE_MIN))
 
 /* A worker's stack: it calls little and keeps its buffer on the heap. */
 #define WORKER_STACK	(64u << 10)
@@ -123,10 +113,11 @@ struct lanes {
  * How many threads, the fan-out's own included, NCOPY outputs that need
  * a copy warrant: one each, no more than the CPUs this process may run
  * on, and no more than SLUICE_THREADS says (1: the fan-out copies
- * alone).  0 means no workers at all.
+ * alone).  0 means no workers at all.  How they share the copies:
+ * lanes_plan (sizes.c).
  */
-static size_t
-threads_wanted(size_t ncopy)
+size_t
+lanes_threads(size_t ncopy)
 {
 	cpu_set_t cpus;
 	const char *v = getenv("SLUICE_THREADS");
@@ -144,28 +135,6 @@ threads_wanted(size_t ncopy)
 			n = cap;
 	}
 	return n < 2 ? 0 : n;
-}
-
-/*
- * Of NCOPY outputs that need a copy, NFILES of them regular files (the
- * only kind a lane takes), how many get lanes: the fan-out's thread
- * copies its share, the other outputs first (sockets), then the last
- * files; the others' lanes are served by *WORKERS threads.  Return 0
- * where threads are not worth it (one CPU, one copy, SLUICE_THREADS=1)
- * or their lanes would be too small.
- */
-size_t
-lanes_plan(size_t ncopy, size_t nfiles, size_t *workers)
-{
-	size_t threads, own, nlanes;
-
-	if (nfiles == 0 || (threads = threads_wanted(ncopy)) == 0)
-		return 0;
-	own = ncopy / threads;
-	own = own > ncopy - nfiles ? own - (ncopy - nfiles) : 0;
-	nlanes = nfiles - own;
-	*workers = threads - 1 < nlanes ? threads - 1 : nlanes;
-	return nlanes <= LANES_MAX ? nlanes : 0;
 }
 
 /*
@@ -392,10 +361,10 @@ start_workers(struct lanes *c, size_t workers)
 
 /*
  * Start N lanes into the outputs OUTS, served by WORKERS threads
- * (lanes_plan).  Each lane is a private pipe of LANE_MAX bytes, less
- * when there are more than four (LANES_BUDGET), or of as much as the
- * user's pipe quota grants: if a lane gets less than LANE_MIN, or a
- * pipe, a buffer or a thread cannot be had, nothing is started.
+ * (lanes_plan).  Each lane is a private pipe of lane_size(N) bytes, or
+ * of as much as the user's pipe quota grants: if a lane gets less than
+ * is worth it (lane_enough), or a pipe, a buffer or a thread cannot be
+ * had, nothing is started.
  * Return the lanes, or NULL with errno set; nothing the caller holds
  * has changed then.
  */
@@ -403,7 +372,7 @@ struct lanes *
 lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 {
 	struct lanes *c = calloc(1, sizeof *c);
-	long size = LANE_MAX;
+	long size = lane_size(n);
 	size_t i;
 	int err = 0;
 
@@ -420,8 +389,6 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 	}
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->room, NULL);
-	while (size * (long)n > LANES_BUDGET)
-		size /= 2;
 	for (i = 0; i < n && err == 0; c->n = ++i) {
 		struct lane *l = &c->lane[i];
 
@@ -432,7 +399,8 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 		l->worker = i % workers;
 		if (pipe_private(l->pipe) == -1)
 			err = errno;
-		else if ((l->slots = pipe_grow_to(l->pipe[1], size)) < LANE_MIN)
+		else if (!lane_enough(l->slots = pipe_grow_to(l->pipe[1],
+		    size)))
 			err = ENOBUFS;
 		else {
 			end_init(&l->end, l->pipe[1]);

@@ -2,14 +2,13 @@
  * The outputs of a fan-out: what each one is (enum out_st, lib/fanout.h),
  * the moves between those states, written once (out_moves), what holds
  * between rounds (check_fan), the telling of their failures in GNU's
- * order whichever thread met them (report), how much each can take (the
- * chunk's bound), and handing files to the lanes and back.
+ * order whichever thread met them (report), and handing files to the
+ * lanes and back.
  */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 
 #include "fanout.h"
 
@@ -26,9 +25,6 @@ static const unsigned out_moves[] = {
 	    TO(OUT_ZC),
 	[OUT_LANE] = TO(OUT_FAILED) | TO(OUT_ZC)
 };
-
-/* What sluice.h, tee(1) and doc/design.md say of the window. */
-_Static_assert(LANES_WINDOW == 3L << 19, "the window is 1.5 MiB");
 
 _Static_assert(sizeof(struct out_state) <=
     sizeof(((struct sl_out *)0)->engine), "struct out_state fits sl_out");
@@ -322,99 +318,6 @@ write_out(struct fan *f, size_t i, size_t off, size_t len)
 		failed(f, i, errno);
 }
 
-/*
- * The most bytes the output described by E can buffer, once its reader
- * has taken what came before: what one output may be given ahead of the
- * others.  A whole pipe (the chunk pipe is sized so that a chunk's pages
- * fit too, see size_chunk_pipe); a quarter of a socket's send buffer,
- * whose bookkeeping also counts.  0: no bound (files, devices).
- */
-size_t
-end_room(struct end *e)
-{
-	int sz;
-	socklen_t len = sizeof sz;
-
-	if (end_keeps_writes(e))
-		return GNU_CHUNK;
-	if (e->kind == K_PIPE)
-		return pipe_size(e);
-	if (e->kind == K_SOCKET &&
-	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
-		return sz / 4;
-	return 0;
-}
-
-/*
- * The room of output I if it is written into a pipe (see end_room),
- * now: the whole pipe, but a lane's half (a lane holds two chunks, see
- * lanes.c); 0 if it is no pipe.
- */
-static long
-pipe_room(struct fan *f, size_t i)
-{
-	struct end *e = dest(f, i);
-
-	if (e->kind != K_PIPE || end_keeps_writes(e))
-		return 0;
-	return in_lane(st(f, i)->st) ? pipe_size(e) / 2 : pipe_size(e);
-}
-
-/* The longest chunk for this round, LIM at most: within every output's
- * room. */
-size_t
-chunk_limit(struct fan *f, size_t lim)
-{
-	size_t i, room;
-
-	if (f->gnu_chunks && lim > GNU_CHUNK)
-		lim = GNU_CHUNK;
-	for (i = 0; i < f->n; i++) {
-		if (!served(st(f, i)->st))
-			continue;
-		if ((room = pipe_room(f, i)) == 0)
-			room = st(f, i)->room;
-		if (room > 0 && room < lim)
-			lim = room;
-	}
-	/* Never 0: a chunk of one byte still moves. */
-	return lim > 0 ? lim : 1;
-}
-
-/*
- * Size the chunk pipe, while it is empty: as big as its traffic
- * warrants, and no bigger than any output pipe, so that a chunk has no
- * more pages than an output pipe has slots, however partly filled its
- * pages are: it fits into any output pipe whose reader took what came
- * before.  Where the output pipes are bigger than the traffic warrants,
- * as big as the smallest of them, up to CHUNK_MAX: a reader that grew
- * its pipe is given chunks of its size.  With lanes, no bigger than a
- * chunk needs either (a socket's chunks are small): a lane counts each
- * chunk at the chunk pipe's slots.
- */
-void
-size_chunk_pipe(struct fan *f)
-{
-	long want = f->ch.want, least = 0, room, fit;
-	size_t i, lim;
-
-	for (i = 0; i < f->n; i++)
-		if (served(st(f, i)->st) && (room = pipe_room(f, i)) > 0 &&
-		    (least == 0 || room < least))
-			least = room;
-	if (want == PIPE_MAX && least > want)
-		want = least < CHUNK_MAX ? least : CHUNK_MAX;
-	if (least > 0 && least < want)
-		want = least;
-	if (f->lanes != NULL) {
-		lim = chunk_limit(f, want);
-		for (fit = BUF_MIN; fit < want && (size_t)fit < lim; fit *= 2)
-			;
-		want = fit < want ? fit : want;
-	}
-	chunk_resize(&f->ch, want);
-}
-
 /* Return 1 if output I needs a copy of every byte (into a file's page
  * cache, a socket's buffers) that a lane can make on another CPU. */
 static int
@@ -458,7 +361,8 @@ start_lanes(struct fan *f)
 		ncopy += needs_copy(f, i);
 		nfiles += takes_lane(f, i);
 	}
-	if ((nlanes = lanes_plan(ncopy, nfiles, &workers)) == 0 ||
+	if ((nlanes = lanes_plan(ncopy, nfiles, lanes_threads(ncopy),
+	    &workers)) == 0 ||
 	    (outs = malloc(nlanes * sizeof *outs)) == NULL)
 		return;
 	for (i = 0; i < f->n && k < nlanes; i++)
