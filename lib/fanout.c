@@ -42,7 +42,7 @@ give_back(struct fan *f, size_t len)
 		return -1;
 	f->mode = MODE_RW_UNTIL;
 	if (f->lanes != NULL)
-		stop_lanes(f);
+		files_from_lanes(f);
 	/* Threads that were not to be had (the user's process limit) or
 	 * not worth it are asked again when the next burst warrants them. */
 	else if (f->threads == THREADS_NONE)
@@ -351,7 +351,7 @@ round_zc(struct fan *f)
 			continue;
 		if (in_lane(o->st) && lanes_wait_room(f->lanes, o->lane,
 		    chunk_size(&f->ch)) != 0) {
-			failed_lane(f, i);
+			failed_in_lane(f, i);
 			continue;
 		}
 		r = i == last ? give_last(f, i, len) :
@@ -379,7 +379,7 @@ round_zc(struct fan *f)
 	if (pace_slow(&f->pace, f->pos))
 		return give_back(f, 0) == -1 ? -1 : 1;
 	if (chunk_warrants(&f->ch, len))
-		start_lanes(f);
+		files_to_lanes(f);
 	size_chunk_pipe(f);
 	return 1;
 }
@@ -515,7 +515,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	saved = errno;
 	report(&f, 1);
 	if (f.lanes != NULL)
-		stop_lanes(&f);
+		files_from_lanes(&f);
 	/* A held signal due now ends the process. */
 	signals_let(&f.held);
 	chunk_free(&f.ch);

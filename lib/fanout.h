@@ -244,11 +244,11 @@ struct end *dest(struct fan *f, size_t i);
 void check_fan(struct fan *f);
 void report(struct fan *f, int all);
 void failed(struct fan *f, size_t i, int err);
-void failed_lane(struct fan *f, size_t i);
+void failed_in_lane(struct fan *f, size_t i);
 void count(struct fan *f, size_t i, size_t n);
 void count_zc(struct fan *f, size_t i, size_t n);
 void write_out(struct fan *f, size_t i, size_t off, size_t len);
-void start_lanes(struct fan *f);
-void stop_lanes(struct fan *f);
+void files_to_lanes(struct fan *f);
+void files_from_lanes(struct fan *f);
 
 #endif

@@ -220,7 +220,7 @@ next_lane(struct lanes *c, struct worker *w)
  * A write of this worker's failed with ERR.  Return 1 if it raised
  * SIGXFSZ, which waits for this thread alone (it blocks every signal,
  * and would end without taking it): taken off the thread here, it is
- * the fan-out's to raise on its own (lane_failed), where a handler
+ * the fan-out's to raise on its own (take_lane_error), where a handler
  * runs, or where it is held (signals.c).  Not passed on to the process
  * from here: a wait of the fan-out that lets the held signals in
  * (watch.c) would end the process before the outputs had their due.

@@ -177,7 +177,7 @@ dying(struct fan *f, size_t i)
 
 /* Output I's lane failed: it is FAILED, where its worker says. */
 static void
-lane_failed(struct fan *f, size_t i)
+take_lane_error(struct fan *f, size_t i)
 {
 	struct out_state *o = st(f, i);
 	struct lane_result r;
@@ -214,7 +214,7 @@ report(struct fan *f, int all)
 		lanes_sync(f->lanes);
 		for (i = 0; i < f->n; i++)
 			if (in_lane(st(f, i)->st))
-				lane_failed(f, i);
+				take_lane_error(f, i);
 	}
 	/* A failure that raised a held signal is told now, with all before
 	 * it, as failed() does: the process dies at once (watch.c's waits
@@ -271,9 +271,9 @@ failed(struct fan *f, size_t i, int err)
 
 /* The lane of output I said its file failed: FAILED, told as above. */
 void
-failed_lane(struct fan *f, size_t i)
+failed_in_lane(struct fan *f, size_t i)
 {
-	lane_failed(f, i);
+	take_lane_error(f, i);
 	if (fatal(f, st(f, i)->err))
 		report(f, 1);
 }
@@ -349,7 +349,7 @@ takes_lane(struct fan *f, size_t i)
  * this thread.
  */
 void
-start_lanes(struct fan *f)
+files_to_lanes(struct fan *f)
 {
 	size_t i, k = 0, ncopy = 0, nfiles = 0, nlanes, workers;
 	struct lane_out *outs;
@@ -389,7 +389,7 @@ start_lanes(struct fan *f)
  * again, each in the state its worker leaves it (struct lane_result).
  */
 void
-stop_lanes(struct fan *f)
+files_from_lanes(struct fan *f)
 {
 	struct lanes *c = f->lanes;
 	size_t i;

@@ -33,7 +33,7 @@
  * given, and the files would hold less than the pipes' readers got.
  * No signal an output's write raised can be due before: its failure
  * makes the fan-out die at once (report, dying), and a lane's is raised
- * only then (lane_failed).
+ * only then (take_lane_error).
  */
 const sigset_t *
 wait_mask(struct fan *f)
