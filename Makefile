@@ -29,7 +29,8 @@ CMD = src/cmd.c src/quote.c
 # xfer_pipe is tee(2) and splice(2) alone, which the portable build lacks.
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
-	t/unit/test_format.c t/unit/test_io.c t/unit/test_pipe.c \
+	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
+	t/unit/test_pipe.c \
 	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_sizes.c \
 	t/unit/test_xfer_copy_range.c \
 	t/unit/test_xfer_errors.c t/unit/test_xfer_nonblock.c \

@@ -1,0 +1,198 @@
+/*
+ * Unit tests of lib/outputs.c with a fan-out made by hand, no
+ * descriptor behind it: every move between two states of an output,
+ * legal or not (an illegal one aborts, the asserts being on in every
+ * build), the counts the moves keep, and the order report tells
+ * failures in.  The expectations are doc/design.md's ("One state per
+ * output", "Failures, in GNU's order"), not outputs.c's table.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sluice.h"
+#include "fanout.h"
+#include "tap.h"
+
+#define NSTATES	7
+
+static const char *const names[NSTATES] = {
+	[OUT_GONE] = "GONE", [OUT_FAILED] = "FAILED", [OUT_WRITE] = "WRITE",
+	[OUT_ZC_NEW] = "ZC_NEW", [OUT_ZC] = "ZC", [OUT_LANE_NEW] = "LANE_NEW",
+	[OUT_LANE] = "LANE"
+};
+
+/*
+ * The moves design.md allows: a failure from any state served, told
+ * once (FAILED to GONE); WRITE to ZC_NEW when the zero-copy path is
+ * planned; ZC_NEW falls back to WRITE, is reached (ZC), or gets a lane;
+ * ZC gets a lane; a stopped lane returns its output as its worker left
+ * it (WRITE, ZC_NEW or ZC from LANE_NEW; ZC from LANE).
+ */
+static int
+allowed(enum out_st from, enum out_st to)
+{
+	if (to == OUT_FAILED)
+		return from >= OUT_WRITE;
+	switch (from) {
+	case OUT_FAILED:
+		return to == OUT_GONE;
+	case OUT_WRITE:
+		return to == OUT_ZC_NEW;
+	case OUT_ZC_NEW:
+		return to == OUT_WRITE || to == OUT_ZC || to == OUT_LANE_NEW;
+	case OUT_ZC:
+		return to == OUT_LANE;
+	case OUT_LANE_NEW:
+		return to == OUT_WRITE || to == OUT_ZC_NEW || to == OUT_ZC;
+	case OUT_LANE:
+		return to == OUT_ZC;
+	default:
+		return 0;
+	}
+}
+
+/* A fan-out of N outputs, each in state S[i], its counts to match. */
+static void
+make_fan(struct fan *f, struct sl_out *outs, size_t n, const enum out_st *s)
+{
+	size_t i;
+
+	*f = (struct fan){ .outs = outs, .n = n, .die_at = -1 };
+	sigemptyset(&f->held);
+	for (i = 0; i < n; i++) {
+		outs[i].fd = s[i] == OUT_GONE ? -1 : 100 + (int)i;
+		*out_state(&outs[i]) = (struct out_state){ .st = s[i] };
+		f->live += s[i] >= OUT_WRITE;
+		f->failing += s[i] == OUT_FAILED;
+	}
+}
+
+/*
+ * Every pair of states: the move is made in a child, which aborts if it
+ * is refused; the parent compares with allowed(), and, for a move made,
+ * the counts of outputs served and failing, and the descriptor, with
+ * what the move means.
+ */
+TEST(moves)
+{
+	int from, to, bad = 0, n = 0;
+
+	for (from = 0; from < NSTATES; from++)
+		for (to = 0; to < NSTATES; to++) {
+			int status, made;
+			pid_t pid;
+
+			fflush(stdout);
+			if ((pid = xfork()) == 0) {
+				struct sl_out o[1];
+				struct fan f;
+				enum out_st s = from;
+				size_t live;
+
+				/* assert(3)'s words are not the test's. */
+				if (freopen("/dev/null", "w", stderr) == NULL)
+					_exit(4);
+				make_fan(&f, o, 1, &s);
+				live = f.live;
+				set_state(&f, 0, to);
+				_exit(f.live != live - (from >= OUT_WRITE &&
+				    to < OUT_WRITE) ||
+				    f.failing != (to == OUT_FAILED) ||
+				    (to == OUT_GONE) != (o[0].fd == -1) ? 3 : 0);
+			}
+			waitpid(pid, &status, 0);
+			made = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+			n++;
+			if (made != allowed(from, to) || (!made &&
+			    !(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT))) {
+				bad++;
+				printf("# %s -> %s: %s (status %#x)\n",
+				    names[from], names[to],
+				    made ? "made" : "refused", status);
+			}
+		}
+	ok(bad == 0, "the %d moves between two states: the %s", n,
+	    bad ? "wrong ones above" : "legal ones made, with their "
+	    "counts, the others abort");
+}
+
+struct told {
+	size_t order[8];
+	int errs[8];
+	size_t n;
+	int stop_at;		/* FAIL asks to stop at this call (1-based) */
+};
+
+static int
+tell(void *ctx, size_t i, int err)
+{
+	struct told *t = ctx;
+
+	t->order[t->n] = i;
+	t->errs[t->n++] = err;
+	return (int)t->n == t->stop_at ? -1 : 0;
+}
+
+/* Four outputs FAILED at AT[i] bytes of the stream with ERR 10 + i. */
+static void
+failing_four(struct fan *f, struct sl_out *o, struct told *t,
+    const off_t *at)
+{
+	static const enum out_st s[4] = { OUT_FAILED, OUT_FAILED,
+	    OUT_FAILED, OUT_FAILED };
+	size_t i;
+
+	make_fan(f, o, 4, s);
+	f->fail = tell;
+	f->ctx = t;
+	for (i = 0; i < 4; i++) {
+		out_state(&o[i])->err = 10 + (int)i;
+		out_state(&o[i])->err_at = at[i];
+	}
+}
+
+/*
+ * GNU's tee writes each 8 KiB read to every output in turn: failures are
+ * told by the read they came in, then by the order of the outputs,
+ * whichever came first in time.  Not all at once (report's ALL 0), only
+ * those whose read every output has had: the position's.  A stop FAIL
+ * asks for ends the telling, and the rest is never told.
+ */
+TEST(told_in_gnu_order)
+{
+	static const off_t at[4] = { 16384 + 5, 8192 + 100, 16384 + 1, 100 };
+	struct sl_out o[4];
+	struct fan f;
+	struct told t = { .n = 0 }, u = { .n = 0 }, v = { .stop_at = 2 };
+	size_t i, gone;
+
+	failing_four(&f, o, &t, at);
+	report(&f, 1);
+	ok(t.n == 4 && t.order[0] == 3 && t.order[1] == 1 &&
+	    t.order[2] == 0 && t.order[3] == 2 && t.errs[0] == 13 &&
+	    t.errs[3] == 12 && f.failing == 0 && f.live == 0,
+	    "all told: by GNU's read, then by output (3 1 0 2: told %zu)",
+	    t.n);
+	for (i = 0, gone = 0; i < 4; i++)
+		gone += out_state(&o[i])->st == OUT_GONE;
+	ok(gone == 4, "every output told is GONE");
+
+	failing_four(&f, o, &u, at);
+	f.pos = 16384;
+	report(&f, 0);
+	ok(u.n == 2 && u.order[0] == 3 && u.order[1] == 1 && f.failing == 2,
+	    "at 16 KiB, only the failures of the first two reads are told "
+	    "(told %zu)", u.n);
+
+	failing_four(&f, o, &v, at);
+	report(&f, 1);
+	ok(v.n == 2 && f.stop && f.failing == 0 &&
+	    out_state(&o[0])->st == OUT_GONE &&
+	    out_state(&o[2])->st == OUT_GONE,
+	    "a stop asked at the second: the others are never told "
+	    "(told %zu)", v.n);
+}
