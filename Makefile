@@ -26,7 +26,8 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 endif
 CMD = src/cmd.c src/quote.c
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
-# xfer_pipe is tee(2) and splice(2) alone, which the portable build lacks.
+# xfer_pipe and the chunk are tee(2) and splice(2), which the portable build
+# lacks.
 UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
@@ -38,7 +39,7 @@ UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_xfer_retarget.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
-	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c)
+	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
 UNITHDR = t/unit/tap.h t/unit/lib-xfer.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call sluice: src/multicall.c's table names them.
