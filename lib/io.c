@@ -236,6 +236,7 @@ caller_wait(struct io_call *c)
 ssize_t
 io_move(struct io_call *c)
 {
+	c->gave_up = 0;
 	if (c->wait != NULL && !c->wait->tells && caller_wait(c) == -1)
 		return -1;
 	for (;;) {

@@ -361,7 +361,9 @@ files_to_lanes(struct fan *f)
 		ncopy += needs_copy(f, i);
 		nfiles += takes_lane(f, i);
 	}
-	if ((nlanes = lanes_plan(ncopy, nfiles, lanes_threads(ncopy),
+	/* No file, no lane: the CPUs are not asked. */
+	if (nfiles == 0 ||
+	    (nlanes = lanes_plan(ncopy, nfiles, lanes_threads(ncopy),
 	    &workers)) == 0 ||
 	    (outs = malloc(nlanes * sizeof *outs)) == NULL)
 		return;

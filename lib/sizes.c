@@ -8,6 +8,7 @@
  * functions that take a fan only gather those numbers from its outputs.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <sys/socket.h>
 
 #include "fanout.h"
@@ -97,15 +98,16 @@ size_pipe(long traffic, long least_pipe, int lanes, size_t least)
 }
 
 /*
- * The size to ask for each of N lanes: LANE_MAX, halved until the lanes
- * fit LANES_BUDGET.
+ * The size to ask for each of N lanes (1 to LANES_MAX, as lanes_plan
+ * gives them): LANE_MAX, halved until the lanes fit LANES_BUDGET.
  */
 long
 lane_size(size_t n)
 {
 	long size = LANE_MAX;
 
-	while (size * (long)n > LANES_BUDGET)
+	assert(n >= 1 && n <= LANES_MAX);
+	while (size > LANES_BUDGET / (long)n)
 		size /= 2;
 	return size;
 }
@@ -132,6 +134,7 @@ lanes_plan(size_t ncopy, size_t nfiles, size_t threads, size_t *workers)
 {
 	size_t own, nlanes;
 
+	assert(nfiles <= ncopy);
 	if (nfiles == 0 || threads < 2)
 		return 0;
 	own = ncopy / threads;

@@ -123,7 +123,7 @@ may_stall(struct fan *f, size_t i)
 
 /*
  * Return 1 if zero-copy into output I tells by itself that it is full,
- * without waiting (chunk_tee's and chunk_splice's NOWAIT): a pipe that
+ * without waiting (SPLICE_F_NONBLOCK: struct io_wait.tells): a pipe that
  * may stall.  A socket does not (splice(2) into it waits whatever its
  * flags say): survey looks at it.
  */
@@ -142,8 +142,8 @@ surveyed(struct fan *f, size_t i)
 }
 
 /* Return 1 if the chunk's splice(2) from the input tells by itself
- * that the input has nothing to read, without waiting (chunk_fill's
- * NOWAIT): a pipe's. */
+ * that the input has nothing to read, without waiting
+ * (SPLICE_F_NONBLOCK: struct io_wait.tells): a pipe's. */
 static int
 input_tells(struct fan *f)
 {
