@@ -206,8 +206,8 @@ give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
 
 	if (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) &&
 	    dest(f, i)->kind == K_PIPE) {
-		if ((k = move_out(f, i, chunk_tee, *len, &c)) == -1 &&
-		    c.gave_up) {
+		k = move_out(f, i, chunk_tee, *len, &c);
+		if (c.gave_up) {
 			*fixed = 1;
 			if (chunk_to_buf(&f->ch, 0, *len) == -1 ||
 			    give_back(f, *len) == -1)
@@ -268,7 +268,7 @@ give_last(struct fan *f, size_t i, size_t len)
 		struct io_call c;
 		ssize_t k = move_out(f, i, chunk_splice, len - off, &c);
 
-		if ((stall = k == -1 && c.gave_up))
+		if ((stall = c.gave_up))
 			break;
 		if (k > 0) {
 			off += k;
