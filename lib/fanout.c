@@ -37,7 +37,6 @@
 static int
 give_back(struct fan *f, size_t len)
 {
-	f->ch.at = AT_BUF;
 	if (chunk_release(&f->ch, len) == -1)
 		return -1;
 	f->mode = MODE_RW_UNTIL;
@@ -125,8 +124,8 @@ round_rw(struct fan *f)
 /*
  * The zero-copy call C into output I failed, or moved nothing (K 0: a
  * pipe we hold cannot end).  A refusal before zero-copy reached the
- * output sends it to write(2): return 1, the caller writes it the rest.
- * Any other failure is its error: return 0.
+ * output sends it to write(2): return 1, the next path writes it the
+ * rest.  Any other failure is its error: return 0.
  */
 static int
 refused(struct fan *f, size_t i, ssize_t k, struct io_call *c)
@@ -159,132 +158,162 @@ move_out(struct fan *f, size_t i, move_fn *move, size_t len,
 	return move(&f->ch, dest(f, i)->fd, len, &w.io, c);
 }
 
+/* The first call that took N bytes of the round's chunk fixes its
+ * length: a smaller output pipe, or copy pipe, takes no more. */
+static void
+take_part(struct round *r, size_t n)
+{
+	if (!r->fixed) {
+		r->fixed = 1;
+		r->len = n;
+	}
+}
+
 /*
- * Splice the copy pipe, holding the chunk's bytes OFF..LEN, into output
- * I.  Whatever is left in the copy pipe goes to memory.  Return 0, or
- * -1 with errno set if the engine's own pipes failed.
+ * An output stalled: the chunk to memory, from FROM on (what the chunk
+ * pipe still holds of it), and the pipes given back.  Return 0, or -1
+ * with errno set if the chunk pipe could not be read.
  */
 static int
-copy_to_output(struct fan *f, size_t i, size_t off, size_t len)
+stalled(struct fan *f, struct round *r, size_t from)
 {
-	while (off < len && served(st(f, i)->st)) {
-		struct io_call c;
-		ssize_t k = move_out(f, i, copy_splice, len - off, &c);
+	r->fixed = 1;
+	if (chunk_to_buf(&f->ch, from, r->len - from) == -1)
+		return -1;
+	r->at = AT_BUF;
+	return give_back(f, r->len);
+}
 
-		if (k > 0) {
-			off += k;
-			count_zc(f, i, k);
-			continue;
-		}
-		if (copy_to_buf(&f->ch, off, len - off) == -1)
-			return -1;
-		if (c.gave_up) {
-			/* The chunk pipe still holds it all: from there. */
-			if (chunk_to_buf(&f->ch, 0, len) == -1 ||
-			    give_back(f, len) == -1)
-				return -1;
-			if (!f->stop)
-				write_out(f, i, off, len);
-		} else if (refused(f, i, k, &c))
-			write_out(f, i, off, len);
-		break;
+/*
+ * Duplicate the chunk into the copy pipe.  Return 1 if it holds it
+ * whole; 0 if it could not (no pipe to spare, or one smaller than a
+ * chunk fixed before), and the chunk went to memory instead; -1 with
+ * errno set if the engine's own pipes failed.
+ */
+static int
+fill_copy(struct fan *f, struct round *r)
+{
+	ssize_t took = copy_fill(&f->ch, r->len);
+
+	if (took > 0)
+		take_part(r, took);
+	if (took > 0 && (size_t)took == r->len)
+		return 1;
+	if ((took > 0 && copy_to_buf(&f->ch, 0, took) == -1) ||
+	    chunk_to_buf(&f->ch, 0, r->len) == -1)
+		return -1;
+	r->at = AT_BUF;
+	return 0;
+}
+
+/*
+ * Splice the copy pipe, which holds the round's chunk whole, into output
+ * I from the chunk's byte *OFF on (the bytes before are read out and
+ * skipped).  What it holds when the output takes no more goes to
+ * memory: after a refusal the output is written the rest at once, after
+ * a stall the chunk is in memory and the pipes given back.  Return 0,
+ * or -1 with errno set if the engine's own pipes failed.
+ */
+static int
+copy_out(struct fan *f, struct round *r, size_t i, size_t *off)
+{
+	struct io_call c = { 0 };
+	ssize_t k = 0;
+
+	if (*off > 0 && copy_to_buf(&f->ch, 0, *off) == -1)
+		return -1;
+	while (*off < r->len &&
+	    (k = move_out(f, i, copy_splice, r->len - *off, &c)) > 0) {
+		count_zc(f, i, k);
+		*off += k;
+	}
+	if (*off == r->len)
+		return 0;
+	if (copy_to_buf(&f->ch, *off, r->len - *off) == -1)
+		return -1;
+	if (c.gave_up)
+		return stalled(f, r, 0);
+	if (refused(f, i, k, &c)) {
+		write_out(f, i, *off, r->len);
+		*off = r->len;
 	}
 	return 0;
 }
 
 /*
- * Give the chunk, *LEN bytes, to output I, not the last: it stays in
- * the chunk pipe for the outputs after.  The first tee(2) fixes the
- * chunk's length (*FIXED).  Return 0, or -1 with errno set if the
- * engine's own pipes failed.
+ * Give the round's chunk to output I by the way out_delivery chooses for
+ * it, and again after each step that leaves it a part: a tee(2) that
+ * took part of the chunk, a refusal that sends the output to write(2),
+ * a stall that sends the chunk to memory.  The last output takes the
+ * chunk out of the chunk pipe, into itself or memory.  Return 0, or -1
+ * with errno set if the engine's own pipes failed.
  */
 static int
-give_chunk(struct fan *f, size_t i, size_t *len, int *fixed)
+deliver(struct fan *f, struct round *r, size_t i)
 {
-	struct io_call c;
-	ssize_t k = 0, took;
+	size_t off = 0;		/* the bytes of the chunk output I had */
+	int last = i == r->last, whole;
 
-	if (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) &&
-	    dest(f, i)->kind == K_PIPE) {
-		k = move_out(f, i, chunk_tee, *len, &c);
-		if (c.gave_up) {
-			*fixed = 1;
-			if (chunk_to_buf(&f->ch, 0, *len) == -1 ||
-			    give_back(f, *len) == -1)
-				return -1;
-		} else if (k > 0) {
-			count_zc(f, i, k);
-			if (!*fixed) {
-				*fixed = 1;
-				*len = k;
-			}
-			if ((size_t)k == *len)
-				return 0;
-		} else if (!refused(f, i, k, &c))
-			return 0;
-		k = k > 0 ? k : 0;
-	}
-	if (f->ch.at == AT_PIPE) {
-		took = copy_fill(&f->ch, *len);
-		if (took > 0 && !*fixed) {
-			*fixed = 1;
-			*len = took;
-		}
-		if (took <= 0 || (size_t)took < *len) {
-			/* No copy of it whole: the chunk goes to memory. */
-			if ((took > 0 && copy_to_buf(&f->ch, 0, took) == -1) ||
-			    chunk_to_buf(&f->ch, 0, *len) == -1)
-				return -1;
-			f->ch.at = AT_BUF;
-		} else if (zerocopy(st(f, i)->st)) {
-			/* The output took K bytes straight: skip them. */
-			if (k > 0 && copy_to_buf(&f->ch, 0, k) == -1)
-				return -1;
-			return copy_to_output(f, i, k, *len);
-		} else {
-			/* A write(2) output: to memory, once a round. */
-			if (copy_to_buf(&f->ch, 0, *len) == -1)
-				return -1;
-			f->ch.at = AT_PIPE_AND_BUF;
-		}
-	}
-	if (!f->stop)
-		write_out(f, i, k, *len);
-	return 0;
-}
-
-/*
- * Give the chunk, LEN bytes, to output I, the last, taking it out of the
- * chunk pipe.  Return 0, or -1 with errno set if the engine's own pipes
- * failed.
- */
-static int
-give_last(struct fan *f, size_t i, size_t len)
-{
-	size_t off = 0;
-	int stall = 0;
-
-	while (f->ch.at != AT_BUF && zerocopy(st(f, i)->st) && off < len) {
+	while (off < r->len && served(st(f, i)->st) && !f->stop) {
 		struct io_call c;
-		ssize_t k = move_out(f, i, chunk_splice, len - off, &c);
+		ssize_t k;
 
-		if ((stall = c.gave_up))
+		switch (out_delivery(f, i, r->at, last, off)) {
+		case BY_WRITE:
+			write_out(f, i, off, r->len);
+			off = r->len;
 			break;
-		if (k > 0) {
-			off += k;
-			count_zc(f, i, k);
-		} else if (!refused(f, i, k, &c))
+		case BY_MEMORY:
+			/* Read out of the copy pipe once a round, for every
+			 * write(2) output. */
+			if ((whole = fill_copy(f, r)) == -1 ||
+			    (whole && copy_to_buf(&f->ch, 0, r->len) == -1))
+				return -1;
+			if (whole)
+				r->at = AT_PIPE_AND_BUF;
 			break;
+		case BY_EMPTYING:
+			if (chunk_to_buf(&f->ch, off, r->len - off) == -1)
+				return -1;
+			r->at = AT_BUF;
+			break;
+		case BY_TEE:
+			k = move_out(f, i, chunk_tee, r->len, &c);
+			if (k > 0) {
+				count_zc(f, i, k);
+				take_part(r, k);
+				off = k;
+			} else if (c.gave_up) {
+				if (stalled(f, r, 0) == -1)
+					return -1;
+			} else
+				refused(f, i, k, &c);
+			break;
+		case BY_COPY:
+			if ((whole = fill_copy(f, r)) == -1 ||
+			    (whole && copy_out(f, r, i, &off) == -1))
+				return -1;
+			break;
+		case BY_SPLICE:
+			k = move_out(f, i, chunk_splice, r->len - off, &c);
+			if (k > 0) {
+				count_zc(f, i, k);
+				off += k;
+			} else if (c.gave_up) {
+				if (stalled(f, r, off) == -1)
+					return -1;
+			} else
+				refused(f, i, k, &c);
+			break;
+		}
 	}
-	/* What is left of the chunk: to memory, and on if still wanted. */
-	if (f->ch.at != AT_BUF && off < len &&
-	    chunk_to_buf(&f->ch, off, len - off) == -1)
+	/* The last output leaves the chunk pipe empty: what it did not
+	 * take goes to memory (top_up may want it). */
+	if (last && r->at != AT_BUF && off < r->len &&
+	    chunk_to_buf(&f->ch, off, r->len - off) == -1)
 		return -1;
-	f->ch.at = AT_BUF;
-	if (stall && give_back(f, len) == -1)
-		return -1;
-	if (served(st(f, i)->st) && off < len && !f->stop)
-		write_out(f, i, off, len);
+	if (last)
+		r->at = AT_BUF;
 	return 0;
 }
 
@@ -325,8 +354,9 @@ take_chunk(struct fan *f, size_t lim)
 static int
 round_zc(struct fan *f)
 {
-	size_t i, last = 0, len, lim = chunk_limit_zc(f);
-	int fixed = 0, r;
+	size_t i, lim = chunk_limit_zc(f);
+	struct round rd = { .at = AT_PIPE };
+	int r;
 
 	/* A chunk that memory could not hold would be lost if it had to go
 	 * there (a write(2) output, a stall): short of memory, smaller
@@ -339,12 +369,11 @@ round_zc(struct fan *f)
 	if (f->ch.held == 0 && ((r = take_chunk(f, lim)) <= 0 ||
 	    f->mode != MODE_ZC || f->live == 0 || f->stop))
 		return r;
-	len = f->ch.held < lim ? f->ch.held : lim;
-	f->ch.at = AT_PIPE;
+	rd.len = f->ch.held < lim ? f->ch.held : lim;
 	for (i = 0; i < f->n; i++)
 		if (served(st(f, i)->st))
-			last = i;
-	for (i = 0; i <= last && !f->stop; i++) {
+			rd.last = i;
+	for (i = 0; i <= rd.last && !f->stop; i++) {
 		struct out_state *o = st(f, i);
 
 		if (!served(o->st))
@@ -354,22 +383,20 @@ round_zc(struct fan *f)
 			failed_in_lane(f, i);
 			continue;
 		}
-		r = i == last ? give_last(f, i, len) :
-		    give_chunk(f, i, &len, &fixed);
-		if (r == -1)
+		if (deliver(f, &rd, i) == -1)
 			return -1;
 	}
 	if (f->die_at != -1) {
-		if (f->ch.at == AT_PIPE && chunk_to_buf(&f->ch, 0, len) == -1)
+		if (rd.at == AT_PIPE && chunk_to_buf(&f->ch, 0, rd.len) == -1)
 			return -1;
-		top_up(f, f->pos, 0, len);
+		top_up(f, f->pos, 0, rd.len);
 	}
 	if (f->stop)
 		return 1;
 	/* The last output failed before it took the chunk: out with it. */
-	if (f->ch.at != AT_BUF && chunk_to_buf(&f->ch, 0, len) == -1)
+	if (rd.at != AT_BUF && chunk_to_buf(&f->ch, 0, rd.len) == -1)
 		return -1;
-	f->pos += len;
+	f->pos += rd.len;
 	if (f->failing > 0)
 		report(f, 0);
 	if (f->mode != MODE_ZC)
@@ -378,7 +405,7 @@ round_zc(struct fan *f)
 	 * back what it took, as a quiet or a stalled one does. */
 	if (pace_slow(&f->pace, f->pos))
 		return give_back(f, 0) == -1 ? -1 : 1;
-	if (chunk_warrants(&f->ch, len))
+	if (chunk_warrants(&f->ch, rd.len))
 		files_to_lanes(f);
 	size_chunk_pipe(f);
 	return 1;

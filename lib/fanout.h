@@ -21,13 +21,27 @@
  */
 #define GNU_CHUNK	8192
 
-/* Where the round's chunk is, on the zero-copy path (struct chunk.at). */
+/* Where the round's chunk is, on the zero-copy path (struct round). */
 enum chunk_at {
 	AT_PIPE,		/* in the chunk pipe */
 	AT_PIPE_AND_BUF,	/* there, and in BUF too, read out of the copy
 				   pipe for the write(2) outputs */
 	AT_BUF			/* read out of the chunk pipe into BUF: the
 				   outputs left get it by write(2) */
+};
+
+/*
+ * A round of the zero-copy path (fanout.c's round_zc): the chunk every
+ * output is given, LEN bytes of the stream from the fan-out's POS.  The
+ * first call that takes part of it fixes LEN (a smaller output pipe or
+ * copy pipe); a stall fixes it too, once it is in memory.
+ */
+struct round {
+	size_t len;
+	int fixed;
+	enum chunk_at at;	/* where the chunk is */
+	size_t last;		/* the last output served: it takes the
+				   chunk out of the chunk pipe */
 };
 
 /*
@@ -50,7 +64,6 @@ struct chunk {
 	size_t bufsize;
 	char spare[GNU_CHUNK];	/* BUF when not even GNU's buffer could be
 				   had from the heap (buf_need) */
-	enum chunk_at at;	/* this round's chunk, on the zero-copy path */
 	size_t carry;		/* input bytes at BUF + CARRY_AT, the rest of
 				   the chunk pipe when it was given back:
 				   every output's next */
@@ -121,6 +134,23 @@ enum out_st {
 	OUT_ZC,		/* zero-copy has reached it: a refusal is an error */
 	OUT_LANE_NEW,	/* a lane's (lanes.c), from OUT_ZC_NEW */
 	OUT_LANE	/* a lane's, from OUT_ZC */
+};
+
+/*
+ * How an output takes a round's chunk (outputs.c's deliveries, by where the
+ * chunk is and what the output is; fanout.c's deliver makes each).
+ */
+enum delivery {
+	BY_WRITE,	/* write(2), from memory */
+	BY_MEMORY,	/* the chunk read into memory out of the copy
+			   pipe, once a round, then BY_WRITE */
+	BY_EMPTYING,	/* the last, by write(2): the chunk read out of
+			   the chunk pipe, then BY_WRITE */
+	BY_TEE,		/* tee(2) from the chunk pipe into the output
+			   pipe, or the lane */
+	BY_COPY,	/* tee(2) into the copy pipe, spliced out of it
+			   into the output */
+	BY_SPLICE	/* the last: spliced out of the chunk pipe */
 };
 
 /*
@@ -241,6 +271,8 @@ int zerocopy(enum out_st s);
 int in_lane(enum out_st s);
 void set_state(struct fan *f, size_t i, enum out_st to);
 struct end *dest(struct fan *f, size_t i);
+enum delivery out_delivery(struct fan *f, size_t i, enum chunk_at at, int last,
+    size_t off);
 void check_fan(struct fan *f);
 void report(struct fan *f, int all);
 void failed(struct fan *f, size_t i, int err);

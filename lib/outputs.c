@@ -85,6 +85,55 @@ dest(struct fan *f, size_t i)
 	    &f->ends[i];
 }
 
+/* What an output is to a round's chunk. */
+enum taker {
+	TAKE_WRITE,	/* by write(2) */
+	TAKE_TEE,	/* zero-copy into a pipe, none of the chunk had */
+	TAKE_SPLICE	/* zero-copy, into anything else, or the rest */
+};
+
+/*
+ * The path of each output, by where the round's chunk is and what the
+ * output is, not the last served or the last.  The chunk stays in the
+ * chunk pipe until the last output takes it out; the outputs that need
+ * write(2) have it from memory, read out of the copy pipe once a round
+ * (or out of the chunk pipe, by the last).  Once the chunk is in
+ * memory (the pipes given back), every output has it from there.
+ */
+static const enum delivery deliveries[][3][2] = {
+	[AT_PIPE] = {
+		[TAKE_WRITE] = { BY_MEMORY, BY_EMPTYING },
+		[TAKE_TEE] = { BY_TEE, BY_SPLICE },
+		[TAKE_SPLICE] = { BY_COPY, BY_SPLICE }
+	},
+	[AT_PIPE_AND_BUF] = {
+		[TAKE_WRITE] = { BY_WRITE, BY_EMPTYING },
+		[TAKE_TEE] = { BY_TEE, BY_SPLICE },
+		[TAKE_SPLICE] = { BY_WRITE, BY_SPLICE }
+	},
+	[AT_BUF] = {
+		[TAKE_WRITE] = { BY_WRITE, BY_WRITE },
+		[TAKE_TEE] = { BY_WRITE, BY_WRITE },
+		[TAKE_SPLICE] = { BY_WRITE, BY_WRITE }
+	}
+};
+
+/*
+ * How output I, served, takes the round's chunk from its byte OFF on,
+ * the chunk being AT; LAST if I is the last output served.  tee(2)
+ * duplicates the chunk pipe from its start: a pipe that took part of a
+ * chunk takes the rest as a file does.
+ */
+enum delivery
+out_delivery(struct fan *f, size_t i, enum chunk_at at, int last, size_t off)
+{
+	enum taker t = !zerocopy(st(f, i)->st) ? TAKE_WRITE :
+	    dest(f, i)->kind == K_PIPE && off == 0 ? TAKE_TEE : TAKE_SPLICE;
+
+	assert(served(st(f, i)->st));
+	return deliveries[at][t][last != 0];
+}
+
 /*
  * Check what holds between rounds: the outputs' states agree with LIVE,
  * with the threads and with each other, every output served has had the

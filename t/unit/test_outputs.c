@@ -2,9 +2,10 @@
  * Unit tests of lib/outputs.c with a fan-out made by hand, no
  * descriptor behind it: every move between two states of an output,
  * legal or not (an illegal one aborts, the asserts being on in every
- * build), the counts the moves keep, and the order report tells
- * failures in.  The expectations are doc/design.md's ("One state per
- * output", "Failures, in GNU's order"), not outputs.c's table.
+ * build), the counts the moves keep, the way each output takes a round's
+ * chunk, and the order report tells failures in.  The expectations are
+ * doc/design.md's ("One state per output", "Zero-copy", "Failures, in
+ * GNU's order"), not outputs.c's tables.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -126,6 +127,65 @@ TEST(moves)
 	ok(bad == 0, "the %d moves between two states: the %s", n,
 	    bad ? "wrong ones above" : "legal ones made, with their "
 	    "counts, the others abort");
+}
+
+/*
+ * design.md's ways to take a round's chunk: from memory once it is only
+ * there; the last output takes it out of the chunk pipe, by splice(2) or
+ * into memory; an output pipe that had none of it by tee(2); else, where
+ * it is in memory too, from there; else through the copy pipe, or into
+ * memory for write(2).
+ */
+static enum delivery
+way(enum out_st s, enum kind k, enum chunk_at at, int last, size_t off)
+{
+	int zc = s == OUT_ZC_NEW || s == OUT_ZC;
+
+	if (at == AT_BUF)
+		return BY_WRITE;
+	if (last)
+		return zc ? BY_SPLICE : BY_EMPTYING;
+	if (zc && k == K_PIPE && off == 0)
+		return BY_TEE;
+	if (at == AT_PIPE_AND_BUF)
+		return BY_WRITE;
+	return zc ? BY_COPY : BY_MEMORY;
+}
+
+/* Every output state served but a lane's (whose output is its lane's
+ * pipe: a pipe's way), every kind, where the chunk is, last or not, none
+ * of the chunk had or some. */
+TEST(deliveries)
+{
+	static const enum out_st served_states[] = { OUT_WRITE, OUT_ZC_NEW,
+	    OUT_ZC };
+	static const enum kind kinds[] = { K_PIPE, K_FILE, K_SOCKET,
+	    K_OTHER };
+	static const enum chunk_at ats[] = { AT_PIPE, AT_PIPE_AND_BUF,
+	    AT_BUF };
+	size_t i, n = 3 * 4 * 3 * 2 * 2, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		enum out_st s = served_states[i % 3];
+		enum kind k = kinds[i / 3 % 4];
+		enum chunk_at at = ats[i / 12 % 3];
+		int last = i / 36 % 2;
+		size_t off = i / 72;
+		struct end e = { .kind = k };
+		struct sl_out o[1];
+		struct fan f;
+		enum delivery got, want = way(s, k, at, last, off);
+
+		make_fan(&f, o, 1, &s);
+		f.ends = &e;
+		if ((got = out_delivery(&f, 0, at, last, off)) != want) {
+			bad++;
+			printf("# %s, kind %d, at %d, last %d, off %zu: %d, "
+			    "not %d\n", names[s], k, at, last, off, got, want);
+		}
+	}
+	ok(bad == 0, "the way of %zu outputs to a chunk: %s", n,
+	    bad ? "the wrong ones above" : "design.md's");
 }
 
 struct told {
