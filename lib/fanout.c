@@ -41,7 +41,7 @@ give_back(struct fan *f, size_t len)
 		return -1;
 	f->mode = MODE_RW_UNTIL;
 	if (f->lanes != NULL)
-		files_from_lanes(f);
+		out_from_lanes(f);
 	/* Threads that were not to be had (the user's process limit) or
 	 * not worth it are asked again when the next burst warrants them. */
 	else if (f->threads == THREADS_NONE)
@@ -61,15 +61,15 @@ top_up(struct fan *f, off_t at, size_t off, size_t len)
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
-		struct out_state *o = st(f, i);
+		struct out_state *o = out(f, i);
 
-		if (served(o->st) && o->given >= at && o->given < f->die_at &&
-		    f->die_at <= at + (off_t)len)
-			write_out(f, i, off + (o->given - at), off + (f->die_at - at));
+		if (out_served(o->st) && o->given >= at &&
+		    o->given < f->die_at && f->die_at <= at + (off_t)len)
+			out_write(f, i, off + (o->given - at), off + (f->die_at - at));
 	}
 	for (i = 0; i < f->n; i++)
-		if (st(f, i)->st == OUT_FAILED)
-			set_state(f, i, OUT_GONE);
+		if (out(f, i)->st == OUT_FAILED)
+			out_set(f, i, OUT_GONE);
 }
 
 /* One round of the read/write path: a chunk, or a record (read whole,
@@ -100,13 +100,13 @@ round_rw(struct fan *f)
 	for (off = 0; off < (size_t)n && !f->stop; off += k) {
 		k = (size_t)n - off < lim ? (size_t)n - off : lim;
 		for (i = 0; i < f->n && !f->stop; i++)
-			if (served(st(f, i)->st))
-				write_out(f, i, off, off + k);
+			if (out_served(out(f, i)->st))
+				out_write(f, i, off, off + k);
 		if (f->die_at != -1)
 			top_up(f, f->pos, off, k);
 		f->pos += k;
 		if (f->failing > 0)
-			report(f, 0);
+			out_report(f, 0);
 	}
 	/* A stream worth it: now take the chunk pipe, not before. */
 	if (f->mode == MODE_RW_UNTIL && n >= (ssize_t)ZC_AFTER) {
@@ -130,11 +130,11 @@ round_rw(struct fan *f)
 static int
 refused(struct fan *f, size_t i, ssize_t k, struct io_call *c)
 {
-	if (k == -1 && st(f, i)->st == OUT_ZC_NEW && zerocopy_refused(c, 0)) {
-		set_state(f, i, OUT_WRITE);
+	if (k == -1 && out(f, i)->st == OUT_ZC_NEW && zerocopy_refused(c, 0)) {
+		out_set(f, i, OUT_WRITE);
 		return 1;
 	}
-	failed(f, i, k == 0 ? EIO : errno);
+	out_failed(f, i, k == 0 ? EIO : errno);
 	return 0;
 }
 
@@ -155,7 +155,7 @@ move_out(struct fan *f, size_t i, move_fn *move, size_t len,
 	struct fan_wait w;
 
 	output_wait(f, i, &w);
-	return move(&f->ch, dest(f, i)->fd, len, &w.io, c);
+	return move(&f->ch, out_dest(f, i)->fd, len, &w.io, c);
 }
 
 /* The first call that took N bytes of the round's chunk fixes its
@@ -224,7 +224,7 @@ copy_out(struct fan *f, struct round *r, size_t i, size_t *off)
 		return -1;
 	while (*off < r->len &&
 	    (k = move_out(f, i, copy_splice, r->len - *off, &c)) > 0) {
-		count_zc(f, i, k);
+		out_count_zc(f, i, k);
 		*off += k;
 	}
 	if (*off == r->len)
@@ -234,7 +234,7 @@ copy_out(struct fan *f, struct round *r, size_t i, size_t *off)
 	if (c.gave_up)
 		return stalled(f, r, 0);
 	if (refused(f, i, k, &c)) {
-		write_out(f, i, *off, r->len);
+		out_write(f, i, *off, r->len);
 		*off = r->len;
 	}
 	return 0;
@@ -254,13 +254,13 @@ deliver(struct fan *f, struct round *r, size_t i)
 	size_t off = 0;		/* the bytes of the chunk output I had */
 	int last = i == r->last, whole;
 
-	while (off < r->len && served(st(f, i)->st) && !f->stop) {
+	while (off < r->len && out_served(out(f, i)->st) && !f->stop) {
 		struct io_call c;
 		ssize_t k;
 
 		switch (out_delivery(f, i, r->at, last, off)) {
 		case BY_WRITE:
-			write_out(f, i, off, r->len);
+			out_write(f, i, off, r->len);
 			off = r->len;
 			break;
 		case BY_MEMORY:
@@ -280,7 +280,7 @@ deliver(struct fan *f, struct round *r, size_t i)
 		case BY_TEE:
 			k = move_out(f, i, chunk_tee, r->len, &c);
 			if (k > 0) {
-				count_zc(f, i, k);
+				out_count_zc(f, i, k);
 				take_part(r, k);
 				off = k;
 			} else if (c.gave_up) {
@@ -297,7 +297,7 @@ deliver(struct fan *f, struct round *r, size_t i)
 		case BY_SPLICE:
 			k = move_out(f, i, chunk_splice, r->len - off, &c);
 			if (k > 0) {
-				count_zc(f, i, k);
+				out_count_zc(f, i, k);
 				off += k;
 			} else if (c.gave_up) {
 				if (stalled(f, r, off) == -1)
@@ -365,22 +365,22 @@ round_zc(struct fan *f)
 		lim /= 2;
 	/* What a survey found holds for its round alone. */
 	for (i = 0; i < f->n; i++)
-		st(f, i)->roomy = 0;
+		out(f, i)->roomy = 0;
 	if (f->ch.held == 0 && ((r = take_chunk(f, lim)) <= 0 ||
 	    f->mode != MODE_ZC || f->live == 0 || f->stop))
 		return r;
 	rd.len = f->ch.held < lim ? f->ch.held : lim;
 	for (i = 0; i < f->n; i++)
-		if (served(st(f, i)->st))
+		if (out_served(out(f, i)->st))
 			rd.last = i;
 	for (i = 0; i <= rd.last && !f->stop; i++) {
-		struct out_state *o = st(f, i);
+		struct out_state *o = out(f, i);
 
-		if (!served(o->st))
+		if (!out_served(o->st))
 			continue;
-		if (in_lane(o->st) && lanes_wait_room(f->lanes, o->lane,
+		if (out_in_lane(o->st) && lanes_wait_room(f->lanes, o->lane,
 		    chunk_size(&f->ch)) != 0) {
-			failed_in_lane(f, i);
+			out_failed_in_lane(f, i);
 			continue;
 		}
 		if (deliver(f, &rd, i) == -1)
@@ -398,7 +398,7 @@ round_zc(struct fan *f)
 		return -1;
 	f->pos += rd.len;
 	if (f->failing > 0)
-		report(f, 0);
+		out_report(f, 0);
 	if (f->mode != MODE_ZC)
 		return 1;
 	/* A stream that went slow (a trickle, a reader that crawls) gives
@@ -406,7 +406,7 @@ round_zc(struct fan *f)
 	if (pace_slow(&f->pace, f->pos))
 		return give_back(f, 0) == -1 ? -1 : 1;
 	if (chunk_warrants(&f->ch, rd.len))
-		files_to_lanes(f);
+		out_to_lanes(f);
 	size_chunk_pipe(f);
 	return 1;
 }
@@ -424,13 +424,13 @@ aliased(struct fan *f)
 	size_t i, j;
 
 	for (i = 0; i < f->n; i++) {
-		if (!served(st(f, i)->st) || f->ends[i].kind == K_OTHER)
+		if (!out_served(out(f, i)->st) || f->ends[i].kind == K_OTHER)
 			continue;
 		if (f->in.kind == K_FILE && f->ends[i].ino == f->in.ino &&
 		    f->ends[i].dev == f->in.dev)
 			return 1;
 		for (j = i + 1; j < f->n; j++)
-			if (served(st(f, j)->st) &&
+			if (out_served(out(f, j)->st) &&
 			    f->ends[i].ino == f->ends[j].ino &&
 			    f->ends[i].dev == f->ends[j].dev)
 				return 1;
@@ -452,9 +452,9 @@ plan_paths(struct fan *f)
 	for (i = 0; i < f->n; i++) {
 		struct end *e = &f->ends[i];
 
-		if (served(st(f, i)->st) && !e->append && e->write_end &&
+		if (out_served(out(f, i)->st) && !e->append && e->write_end &&
 		    !end_keeps_writes(e)) {
-			set_state(f, i, OUT_ZC_NEW);
+			out_set(f, i, OUT_ZC_NEW);
 			nzc++;
 		}
 	}
@@ -478,10 +478,10 @@ copy_single(struct fan *f, size_t i)
 			break;
 		if ((n = link_step(&l, end_keeps_writes(&f->ends[i]) ?
 		    GNU_CHUNK : STEP_MAX)) > 0)
-			count(f, i, n);
+			out_count(f, i, n);
 	} while (n > 0);
 	if (f->live > 0 && n == -1 && l.side == SL_OUTPUT) {
-		failed(f, i, errno);
+		out_failed(f, i, errno);
 		n = 0;
 	}
 	link_free(&l);
@@ -514,7 +514,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	 * ever. */
 	f.in_wronly = (fcntl(in, F_GETFL) & O_ACCMODE) == O_WRONLY;
 	for (i = 0; i < n; i++) {
-		struct out_state *o = st(&f, i);
+		struct out_state *o = out(&f, i);
 
 		*o = (struct out_state){ .st = OUT_GONE };
 		if (outs[i].fd == -1)
@@ -535,14 +535,14 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 			signals_hold(&f.held, &f.open);
 		plan_paths(&f);
 		while (r > 0 && f.live > 0 && !f.stop) {
-			check_fan(&f);
+			out_check(&f);
 			r = f.mode == MODE_ZC ? round_zc(&f) : round_rw(&f);
 		}
 	}
 	saved = errno;
-	report(&f, 1);
+	out_report(&f, 1);
 	if (f.lanes != NULL)
-		files_from_lanes(&f);
+		out_from_lanes(&f);
 	/* A held signal due now ends the process. */
 	signals_let(&f.held);
 	chunk_free(&f.ch);

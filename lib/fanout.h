@@ -123,11 +123,11 @@ void lanes_stop(struct lanes *c);
 
 /*
  * What an output is.  The transitions, and only they, are those of
- * outputs.c's table; set_state makes every one of them.
+ * outputs.c's table; out_set makes every one of them.
  */
 enum out_st {
 	OUT_GONE,	/* not served: no descriptor, or its failure told */
-	OUT_FAILED,	/* failed, and not told yet (report): ERR, ERR_AT */
+	OUT_FAILED,	/* failed, and not told yet (out_report): ERR, ERR_AT */
 	OUT_WRITE,	/* written by write(2), for good */
 	OUT_ZC_NEW,	/* zero-copy, which has not reached it yet: a
 			   refusal sends it to OUT_WRITE */
@@ -192,7 +192,7 @@ enum threads {
 	THREADS_RUNNING
 };
 
-/* A fan-out.  check_fan (outputs.c) says what holds between rounds. */
+/* A fan-out.  out_check (outputs.c) says what holds between rounds. */
 struct fan {
 	struct sl_out *outs;
 	struct end *ends;	/* what each output is */
@@ -265,22 +265,22 @@ void check_pipes(struct fan *f);
 
 /* outputs.c: what each output is; its failures told in GNU's order. */
 struct out_state *out_state(struct sl_out *o);
-struct out_state *st(struct fan *f, size_t i);
-int served(enum out_st s);
-int zerocopy(enum out_st s);
-int in_lane(enum out_st s);
-void set_state(struct fan *f, size_t i, enum out_st to);
-struct end *dest(struct fan *f, size_t i);
+struct out_state *out(struct fan *f, size_t i);
+int out_served(enum out_st s);
+int out_zerocopy(enum out_st s);
+int out_in_lane(enum out_st s);
+void out_set(struct fan *f, size_t i, enum out_st to);
+struct end *out_dest(struct fan *f, size_t i);
 enum delivery out_delivery(struct fan *f, size_t i, enum chunk_at at, int last,
     size_t off);
-void check_fan(struct fan *f);
-void report(struct fan *f, int all);
-void failed(struct fan *f, size_t i, int err);
-void failed_in_lane(struct fan *f, size_t i);
-void count(struct fan *f, size_t i, size_t n);
-void count_zc(struct fan *f, size_t i, size_t n);
-void write_out(struct fan *f, size_t i, size_t off, size_t len);
-void files_to_lanes(struct fan *f);
-void files_from_lanes(struct fan *f);
+void out_check(struct fan *f);
+void out_report(struct fan *f, int all);
+void out_failed(struct fan *f, size_t i, int err);
+void out_failed_in_lane(struct fan *f, size_t i);
+void out_count(struct fan *f, size_t i, size_t n);
+void out_count_zc(struct fan *f, size_t i, size_t n);
+void out_write(struct fan *f, size_t i, size_t off, size_t len);
+void out_to_lanes(struct fan *f);
+void out_from_lanes(struct fan *f);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * The outputs of a fan-out: what each one is (enum out_st, lib/fanout.h),
  * the moves between those states, written once (out_moves), what holds
- * between rounds (check_fan), the telling of their failures in GNU's
- * order whichever thread met them (report), and handing files to the
+ * between rounds (out_check), the telling of their failures in GNU's
+ * order whichever thread met them (out_report), and handing files to the
  * lanes and back.
  */
 #define _GNU_SOURCE
@@ -36,40 +36,40 @@ out_state(struct sl_out *o)
 }
 
 struct out_state *
-st(struct fan *f, size_t i)
+out(struct fan *f, size_t i)
 {
 	return out_state(&f->outs[i]);
 }
 
 /* Return 1 if output state S is served: it gets the chunks. */
 int
-served(enum out_st s)
+out_served(enum out_st s)
 {
 	return s >= OUT_WRITE;
 }
 
 /* Return 1 if S is zero-copy's: straight, or through a lane. */
 int
-zerocopy(enum out_st s)
+out_zerocopy(enum out_st s)
 {
 	return s >= OUT_ZC_NEW;
 }
 
 /* Return 1 if S is a lane's. */
 int
-in_lane(enum out_st s)
+out_in_lane(enum out_st s)
 {
 	return s == OUT_LANE_NEW || s == OUT_LANE;
 }
 
 /* Move output I to state TO, a move out_moves allows. */
 void
-set_state(struct fan *f, size_t i, enum out_st to)
+out_set(struct fan *f, size_t i, enum out_st to)
 {
-	struct out_state *o = st(f, i);
+	struct out_state *o = out(f, i);
 
 	assert(out_moves[o->st] & TO(to));
-	if (served(o->st) && !served(to))
+	if (out_served(o->st) && !out_served(to))
 		f->live--;
 	f->failing += (to == OUT_FAILED) - (o->st == OUT_FAILED);
 	if (to == OUT_GONE)
@@ -79,9 +79,11 @@ set_state(struct fan *f, size_t i, enum out_st to)
 
 /* What output I is written into: its own descriptor, or its lane. */
 struct end *
-dest(struct fan *f, size_t i)
+out_dest(struct fan *f, size_t i)
 {
-	return in_lane(st(f, i)->st) ? lanes_end(f->lanes, st(f, i)->lane) :
+	struct out_state *o = out(f, i);
+
+	return out_in_lane(o->st) ? lanes_end(f->lanes, o->lane) :
 	    &f->ends[i];
 }
 
@@ -127,10 +129,10 @@ static const enum delivery deliveries[][3][2] = {
 enum delivery
 out_delivery(struct fan *f, size_t i, enum chunk_at at, int last, size_t off)
 {
-	enum taker t = !zerocopy(st(f, i)->st) ? TAKE_WRITE :
-	    dest(f, i)->kind == K_PIPE && off == 0 ? TAKE_TEE : TAKE_SPLICE;
+	enum taker t = !out_zerocopy(out(f, i)->st) ? TAKE_WRITE :
+	    out_dest(f, i)->kind == K_PIPE && off == 0 ? TAKE_TEE : TAKE_SPLICE;
 
-	assert(served(st(f, i)->st));
+	assert(out_served(out(f, i)->st));
 	return deliveries[at][t][last != 0];
 }
 
@@ -142,7 +144,7 @@ out_delivery(struct fan *f, size_t i, enum chunk_at at, int last, size_t off)
  * first that does not hold.
  */
 void
-check_fan(struct fan *f)
+out_check(struct fan *f)
 {
 	size_t i, live = 0;
 
@@ -153,15 +155,15 @@ check_fan(struct fan *f)
 	assert(!f->gnu_chunks || (f->mode == MODE_RW &&
 	    f->threads == THREADS_OFF));
 	for (i = 0; i < f->n; i++) {
-		struct out_state *o = st(f, i);
+		struct out_state *o = out(f, i);
 
 		/* Failed, and not told yet: a read of GNU's not had by all. */
 		assert(o->st != OUT_FAILED ||
 		    (o->err_at / GNU_CHUNK + 1) * GNU_CHUNK > f->pos);
 		assert(o->st == OUT_GONE || f->outs[i].fd != -1);
-		assert(!in_lane(o->st) || f->lanes != NULL);
-		assert(!served(o->st) || o->given == f->pos);
-		live += served(o->st);
+		assert(!out_in_lane(o->st) || f->lanes != NULL);
+		assert(!out_served(o->st) || o->given == f->pos);
+		live += out_served(o->st);
 	}
 	assert(live == f->live);
 }
@@ -171,7 +173,8 @@ check_fan(struct fan *f)
 static int
 told_before(struct fan *f, size_t i, size_t j)
 {
-	off_t a = st(f, i)->err_at / GNU_CHUNK, b = st(f, j)->err_at / GNU_CHUNK;
+	off_t a = out(f, i)->err_at / GNU_CHUNK;
+	off_t b = out(f, j)->err_at / GNU_CHUNK;
 
 	return a < b || (a == b && i < j);
 }
@@ -184,8 +187,8 @@ drop_failed(struct fan *f)
 
 	f->stop = 1;
 	for (i = 0; i < f->n; i++)
-		if (st(f, i)->st == OUT_FAILED)
-			set_state(f, i, OUT_GONE);
+		if (out(f, i)->st == OUT_FAILED)
+			out_set(f, i, OUT_GONE);
 }
 
 /* Return 1 if output error ERR raised a signal held that is due
@@ -204,7 +207,7 @@ fatal_failure(struct fan *f)
 	size_t i;
 
 	for (i = 0; i < f->n; i++)
-		if (st(f, i)->st == OUT_FAILED && fatal(f, st(f, i)->err))
+		if (out(f, i)->st == OUT_FAILED && fatal(f, out(f, i)->err))
 			return 1;
 	return 0;
 }
@@ -219,7 +222,7 @@ fatal_failure(struct fan *f)
 static void
 dying(struct fan *f, size_t i)
 {
-	f->die_at = i < f->n ? st(f, i)->err_at / GNU_CHUNK * GNU_CHUNK :
+	f->die_at = i < f->n ? out(f, i)->err_at / GNU_CHUNK * GNU_CHUNK :
 	    f->pos;
 	drop_failed(f);
 }
@@ -228,7 +231,7 @@ dying(struct fan *f, size_t i)
 static void
 take_lane_error(struct fan *f, size_t i)
 {
-	struct out_state *o = st(f, i);
+	struct out_state *o = out(f, i);
 	struct lane_result r;
 
 	lanes_result(f->lanes, o->lane, &r);
@@ -237,11 +240,11 @@ take_lane_error(struct fan *f, size_t i)
 	o->err = r.err;
 	o->err_at = r.err_at;
 	/* The worker's SIGXFSZ, raised here as by a write of this thread's
-	 * own: held, it makes the failure fatal (report); handled, the
+	 * own: held, it makes the failure fatal (out_report); handled, the
 	 * handler runs here. */
 	if (r.raised)
 		raise(SIGXFSZ);
-	set_state(f, i, OUT_FAILED);
+	out_set(f, i, OUT_FAILED);
 }
 
 /*
@@ -255,38 +258,38 @@ take_lane_error(struct fan *f, size_t i)
  * too.
  */
 void
-report(struct fan *f, int all)
+out_report(struct fan *f, int all)
 {
 	size_t i, first;
 
 	if (f->lanes != NULL) {
 		lanes_sync(f->lanes);
 		for (i = 0; i < f->n; i++)
-			if (in_lane(st(f, i)->st))
+			if (out_in_lane(out(f, i)->st))
 				take_lane_error(f, i);
 	}
 	/* A failure that raised a held signal is told now, with all before
-	 * it, as failed() does: the process dies at once (watch.c's waits
+	 * it, as out_failed() does: the process dies at once (watch.c's waits
 	 * count on it). */
 	if (!all && fatal_failure(f))
 		all = 1;
 	for (;;) {
 		first = f->n;
 		for (i = 0; i < f->n; i++)
-			if (st(f, i)->st == OUT_FAILED &&
+			if (out(f, i)->st == OUT_FAILED &&
 			    (first == f->n || told_before(f, i, first)))
 				first = i;
 		if (first == f->n)
 			return;
-		if (fatal(f, st(f, first)->err)) {
+		if (fatal(f, out(f, first)->err)) {
 			dying(f, first);
 			return;
 		}
-		if (!all &&
-		    (st(f, first)->err_at / GNU_CHUNK + 1) * GNU_CHUNK > f->pos)
+		if (!all && (out(f, first)->err_at / GNU_CHUNK + 1) *
+		    GNU_CHUNK > f->pos)
 			return;
-		set_state(f, first, OUT_GONE);
-		if (f->fail(f->ctx, first, st(f, first)->err) == -1) {
+		out_set(f, first, OUT_GONE);
+		if (f->fail(f->ctx, first, out(f, first)->err) == -1) {
 			drop_failed(f);
 			return;
 		}
@@ -303,58 +306,58 @@ report(struct fan *f, int all)
 /*
  * Output I failed with ERR after the bytes it was given.  Without
  * threads FAIL is told at once (sluice.h); with them, at the end of the
- * round that completes GNU's read it came in (report), or at once if it
+ * round that completes GNU's read it came in (out_report), or at once if it
  * ends the process.
  */
 void
-failed(struct fan *f, size_t i, int err)
+out_failed(struct fan *f, size_t i, int err)
 {
-	struct out_state *o = st(f, i);
+	struct out_state *o = out(f, i);
 
 	o->err = err;
 	o->err_at = o->given;
-	set_state(f, i, OUT_FAILED);
+	out_set(f, i, OUT_FAILED);
 	if (!(f->flags & SL_FANOUT_THREADS) || fatal(f, err))
-		report(f, 1);
+		out_report(f, 1);
 }
 
 /* The lane of output I said its file failed: FAILED, told as above. */
 void
-failed_in_lane(struct fan *f, size_t i)
+out_failed_in_lane(struct fan *f, size_t i)
 {
 	take_lane_error(f, i);
-	if (fatal(f, st(f, i)->err))
-		report(f, 1);
+	if (fatal(f, out(f, i)->err))
+		out_report(f, 1);
 }
 
 /* N more bytes went to output I, or into its lane. */
 void
-count(struct fan *f, size_t i, size_t n)
+out_count(struct fan *f, size_t i, size_t n)
 {
-	struct out_state *o = st(f, i);
+	struct out_state *o = out(f, i);
 
 	o->given += n;
-	if (in_lane(o->st))
+	if (out_in_lane(o->st))
 		lanes_posted(f->lanes, o->lane, n);
 }
 
 /* Zero-copy just gave output I N bytes: from now on a refusal from it
  * is an error, not a reason to fall back. */
 void
-count_zc(struct fan *f, size_t i, size_t n)
+out_count_zc(struct fan *f, size_t i, size_t n)
 {
-	count(f, i, n);
-	if (st(f, i)->st == OUT_ZC_NEW)
-		set_state(f, i, OUT_ZC);
+	out_count(f, i, n);
+	if (out(f, i)->st == OUT_ZC_NEW)
+		out_set(f, i, OUT_ZC);
 }
 
 /* Write the chunk's bytes OFF..LEN, in memory, to output I: waiting
  * for room with wait_mask's mask, so that a signal held the rest of the
  * time comes in while the output's reader does not read. */
 void
-write_out(struct fan *f, size_t i, size_t off, size_t len)
+out_write(struct fan *f, size_t i, size_t off, size_t len)
 {
-	struct end *e = dest(f, i);
+	struct end *e = out_dest(f, i);
 	const sigset_t *mask = wait_mask(f);
 	struct io_call c = { .op = IO_WRITE, .in = -1, .out = e->fd,
 	    .buf = f->ch.buf + off, .len = len - off, .mask = mask,
@@ -362,9 +365,9 @@ write_out(struct fan *f, size_t i, size_t off, size_t len)
 	    pipe_size(e) : 0 };
 	int r = io_move_all(&c);
 
-	count(f, i, len - off - c.len);
+	out_count(f, i, len - off - c.len);
 	if (r == -1)
-		failed(f, i, errno);
+		out_failed(f, i, errno);
 }
 
 /* Return 1 if output I needs a copy of every byte (into a file's page
@@ -372,7 +375,7 @@ write_out(struct fan *f, size_t i, size_t off, size_t len)
 static int
 needs_copy(struct fan *f, size_t i)
 {
-	return (st(f, i)->st == OUT_ZC_NEW || st(f, i)->st == OUT_ZC) &&
+	return (out(f, i)->st == OUT_ZC_NEW || out(f, i)->st == OUT_ZC) &&
 	    (f->ends[i].kind == K_FILE || f->ends[i].kind == K_SOCKET);
 }
 
@@ -398,7 +401,7 @@ takes_lane(struct fan *f, size_t i)
  * this thread.
  */
 void
-files_to_lanes(struct fan *f)
+out_to_lanes(struct fan *f)
 {
 	size_t i, k = 0, ncopy = 0, nfiles = 0, nlanes, workers;
 	struct lane_out *outs;
@@ -419,8 +422,8 @@ files_to_lanes(struct fan *f)
 	for (i = 0; i < f->n && k < nlanes; i++)
 		if (takes_lane(f, i))
 			outs[k++] = (struct lane_out){ .fd = f->outs[i].fd,
-			    .proven = st(f, i)->st == OUT_ZC,
-			    .at = st(f, i)->given };
+			    .proven = out(f, i)->st == OUT_ZC,
+			    .at = out(f, i)->given };
 	f->lanes = lanes_start(outs, nlanes, workers);
 	free(outs);
 	if (f->lanes == NULL)
@@ -428,8 +431,8 @@ files_to_lanes(struct fan *f)
 	f->threads = THREADS_RUNNING;
 	for (i = 0, k = 0; i < f->n && k < nlanes; i++)
 		if (takes_lane(f, i)) {
-			st(f, i)->lane = k++;
-			set_state(f, i, st(f, i)->st == OUT_ZC ? OUT_LANE :
+			out(f, i)->lane = k++;
+			out_set(f, i, out(f, i)->st == OUT_ZC ? OUT_LANE :
 			    OUT_LANE_NEW);
 		}
 }
@@ -440,25 +443,25 @@ files_to_lanes(struct fan *f)
  * again, each in the state its worker leaves it (struct lane_result).
  */
 void
-files_from_lanes(struct fan *f)
+out_from_lanes(struct fan *f)
 {
 	struct lanes *c = f->lanes;
 	size_t i;
 
 	/* Every failure from the lanes is known; one that raised a held
 	 * signal is told now, with what came before it. */
-	report(f, 0);
+	out_report(f, 0);
 	for (i = 0; i < f->n; i++)
-		if (st(f, i)->st == OUT_FAILED && fatal(f, st(f, i)->err))
-			report(f, 1);
+		if (out(f, i)->st == OUT_FAILED && fatal(f, out(f, i)->err))
+			out_report(f, 1);
 	for (i = 0; i < f->n; i++) {
-		struct out_state *o = st(f, i);
+		struct out_state *o = out(f, i);
 		struct lane_result r;
 
-		if (!in_lane(o->st))
+		if (!out_in_lane(o->st))
 			continue;
 		lanes_result(c, o->lane, &r);
-		set_state(f, i, r.fell_back ? OUT_WRITE :
+		out_set(f, i, r.fell_back ? OUT_WRITE :
 		    r.proven || o->st == OUT_LANE ? OUT_ZC : OUT_ZC_NEW);
 	}
 	f->lanes = NULL;

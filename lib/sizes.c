@@ -175,11 +175,11 @@ end_room(struct end *e)
 static long
 pipe_room(struct fan *f, size_t i)
 {
-	struct end *e = dest(f, i);
+	struct end *e = out_dest(f, i);
 
 	if (e->kind != K_PIPE || end_keeps_writes(e))
 		return 0;
-	return in_lane(st(f, i)->st) ? pipe_size(e) / 2 : pipe_size(e);
+	return out_in_lane(out(f, i)->st) ? pipe_size(e) / 2 : pipe_size(e);
 }
 
 /* The least room of F's outputs served (*LEAST, 0: none bounded), and
@@ -193,12 +193,12 @@ rooms(struct fan *f, size_t *least, long *least_pipe)
 	*least = 0;
 	*least_pipe = 0;
 	for (i = 0; i < f->n; i++) {
-		if (!served(st(f, i)->st))
+		if (!out_served(out(f, i)->st))
 			continue;
 		if ((pr = pipe_room(f, i)) > 0 &&
 		    (*least_pipe == 0 || pr < *least_pipe))
 			*least_pipe = pr;
-		room = pr > 0 ? (size_t)pr : (size_t)st(f, i)->room;
+		room = pr > 0 ? (size_t)pr : (size_t)out(f, i)->room;
 		if (room > 0 && (*least == 0 || room < *least))
 			*least = room;
 	}
@@ -238,7 +238,8 @@ size_chunk_pipe(struct fan *f)
 
 	if (f->pos - f->asked >= ASK_BYTES) {
 		for (i = 0; i < f->n; i++)
-			if (served(st(f, i)->st) && f->ends[i].kind == K_PIPE)
+			if (out_served(out(f, i)->st) &&
+			    f->ends[i].kind == K_PIPE)
 				f->ends[i].size = 0;
 		f->asked = f->pos;
 	}

@@ -32,7 +32,7 @@
  * in then would end the process before the lanes wrote what they were
  * given, and the files would hold less than the pipes' readers got.
  * No signal an output's write raised can be due before: its failure
- * makes the fan-out die at once (report, dying), and a lane's is raised
+ * makes the fan-out die at once (out_report, dying), and a lane's is raised
  * only then (take_lane_error).
  */
 const sigset_t *
@@ -57,7 +57,7 @@ wait_polls(struct fan *f, size_t n, int ms)
 static int
 watched(struct fan *f, size_t i)
 {
-	return (f->flags & SL_FANOUT_PIPE_CHECK) && served(st(f, i)->st) &&
+	return (f->flags & SL_FANOUT_PIPE_CHECK) && out_served(out(f, i)->st) &&
 	    f->ends[i].kind == K_PIPE;
 }
 
@@ -89,7 +89,7 @@ wait_input(struct fan *f, int ms)
 		for (i = 0, m = 1; i < f->n && !f->stop; i++)
 			if (watched(f, i) && (f->polls[m++].revents &
 			    (POLLERR | POLLHUP | POLLNVAL)))
-				failed(f, i, EPIPE);
+				out_failed(f, i, EPIPE);
 		if (f->live == 0 || f->stop)
 			return 1;
 	}
@@ -118,7 +118,7 @@ may_stall(struct fan *f, size_t i)
 {
 	enum kind k = f->ends[i].kind;
 
-	return (k == K_PIPE || k == K_SOCKET) && !in_lane(st(f, i)->st);
+	return (k == K_PIPE || k == K_SOCKET) && !out_in_lane(out(f, i)->st);
 }
 
 /*
@@ -138,7 +138,8 @@ output_tells(struct fan *f, size_t i)
 static int
 surveyed(struct fan *f, size_t i)
 {
-	return served(st(f, i)->st) && may_stall(f, i) && !output_tells(f, i);
+	return out_served(out(f, i)->st) && may_stall(f, i) &&
+	    !output_tells(f, i);
 }
 
 /* Return 1 if the chunk's splice(2) from the input tells by itself
@@ -191,7 +192,7 @@ survey(struct fan *f)
 	ready = !input_surveyed(f) || f->polls[0].revents != 0;
 	for (i = 0, m = input_surveyed(f); i < f->n; i++)
 		if (surveyed(f, i))
-			st(f, i)->roomy = f->polls[m++].revents != 0;
+			out(f, i)->roomy = f->polls[m++].revents != 0;
 	return ready;
 }
 
@@ -212,8 +213,8 @@ output_stalled(void *ctx)
 	size_t i = w->i;
 	int r;
 
-	if (st(f, i)->roomy) {
-		st(f, i)->roomy = 0;
+	if (out(f, i)->roomy) {
+		out(f, i)->roomy = 0;
 		return 0;
 	}
 	if (!may_stall(f, i))

@@ -3,7 +3,7 @@
  * descriptor behind it: every move between two states of an output,
  * legal or not (an illegal one aborts, the asserts being on in every
  * build), the counts the moves keep, the way each output takes a round's
- * chunk, and the order report tells failures in.  The expectations are
+ * chunk, and the order out_report tells failures in.  The expectations are
  * doc/design.md's ("One state per output", "Zero-copy", "Failures, in
  * GNU's order"), not outputs.c's tables.
  */
@@ -107,7 +107,7 @@ TEST(moves)
 					_exit(4);
 				make_fan(&f, o, 1, &s);
 				live = f.live;
-				set_state(&f, 0, to);
+				out_set(&f, 0, to);
 				_exit(f.live != live - (gets_chunks(from) &&
 				    !gets_chunks(to)) ||
 				    f.failing != (to == OUT_FAILED) ||
@@ -226,7 +226,7 @@ failing_four(struct fan *f, struct sl_out *o, struct told *t,
 /*
  * GNU's tee writes each 8 KiB read to every output in turn: failures are
  * told by the read they came in, then by the order of the outputs,
- * whichever came first in time.  Not all at once (report's ALL 0), only
+ * whichever came first in time.  Not all at once (out_report's ALL 0), only
  * those whose read every output has had: the position's.  A stop FAIL
  * asks for ends the telling, and the rest is never told.
  */
@@ -239,7 +239,7 @@ TEST(told_in_gnu_order)
 	size_t i, gone;
 
 	failing_four(&f, o, &t, at);
-	report(&f, 1);
+	out_report(&f, 1);
 	ok(t.n == 4 && t.order[0] == 3 && t.order[1] == 1 &&
 	    t.order[2] == 0 && t.order[3] == 2 && t.errs[0] == 13 &&
 	    t.errs[3] == 12 && f.failing == 0,
@@ -251,13 +251,13 @@ TEST(told_in_gnu_order)
 
 	failing_four(&f, o, &u, at);
 	f.pos = 16384;
-	report(&f, 0);
+	out_report(&f, 0);
 	ok(u.n == 2 && u.order[0] == 3 && u.order[1] == 1 && f.failing == 2,
 	    "at 16 KiB, only the failures of the first two reads are told "
 	    "(told %zu)", u.n);
 
 	failing_four(&f, o, &v, at);
-	report(&f, 1);
+	out_report(&f, 1);
 	ok(v.n == 2 && f.stop && f.failing == 0 &&
 	    out_state(&o[0])->st == OUT_GONE &&
 	    out_state(&o[2])->st == OUT_GONE,
