@@ -143,7 +143,24 @@ struct log {
 	int calls, err, stop;
 	size_t i;
 	int elsewhere;		/* a call came on another thread */
+	size_t order[MAXOUT];	/* the outputs told, in turn */
+	int threads;		/* the most threads a call saw */
 };
+
+/* The threads of this process now. */
+static int
+count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
 
 static pthread_t main_thread;
 
@@ -154,6 +171,10 @@ on_fail(void *ctx, size_t i, int err)
 
 	if (!pthread_equal(pthread_self(), main_thread))
 		l->elsewhere = 1;
+	if (l->calls < MAXOUT)
+		l->order[l->calls] = i;
+	if (count_threads() > l->threads)
+		l->threads = count_threads();
 	l->calls++;
 	l->i = i;
 	l->err = err;
@@ -477,6 +498,79 @@ TEST(parallel_failure)
 	ok(sigismember(&now, SIGUSR2) == 1 && sigismember(&now, SIGPIPE) == 0 &&
 	    sigismember(&now, SIGXFSZ) == 0,
 	    "parallel: the mask a callback set stays, the held signals go");
+}
+
+/* Does file PATH hold N bytes of the input from offset OFF on, and
+ * nothing after? */
+static int
+holds_from(const char *path, off_t off, size_t n)
+{
+	unsigned char *buf = xmalloc(n + 1);
+	int fd = open(path, O_RDONLY), same;
+	ssize_t got = fd == -1 ? -1 : pread(fd, buf, n + 1, off);
+
+	same = n <= datalen && got == (ssize_t)n && memcmp(buf, data, n) == 0;
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	return same;
+}
+
+/*
+ * Three files that fail with EFBIG (a size limit, SIGXFSZ ignored), each
+ * written from where the limit stops it at a chosen byte of the stream.
+ * On two CPUs the first two files get lanes, the third stays on the
+ * fan-out's thread (lanes_plan).  f2 and f3 fail in one 8 KiB read of
+ * GNU's, f3 at its start, f2 near its end; f1 in the next read.
+ * Whichever thread meets its failure first, FAIL hears them in GNU's
+ * order, by read, then by output: f2, f3, f1.
+ */
+TEST(parallel_told_in_order)
+{
+	enum { LIMIT = 70 << 20, AT = 30 << 20, GNU_READ = 8192 };
+	static const off_t fail_at[4] = { 0, AT + GNU_READ + 10, AT + 4000,
+	    AT + 100 };
+	static const char *const names[4] = { NULL, "f1", "f2", "f3" };
+	struct rlimit old, lim;
+	struct sl_out o[4];
+	struct log l = { 0 };
+	cpu_set_t cpus;
+	int in, r, exact = 1;
+	size_t i;
+
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	    CPU_COUNT(&cpus) < 2) {
+		skip("one CPU: no lanes");
+		return;
+	}
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(40 << 20);
+	in = feeder(65536);
+	o[0].fd = xopen("/dev/null", O_WRONLY);
+	for (i = 1; i < 4; i++)
+		if ((o[i].fd = file(names[i], NULL, 0)) == -1 ||
+		    lseek(o[i].fd, LIMIT - fail_at[i], SEEK_SET) == -1)
+			bail_out("%s: %s", names[i], strerror(errno));
+	if (getrlimit(RLIMIT_FSIZE, &old) == -1 ||
+	    (lim = old, lim.rlim_cur = LIMIT,
+	    setrlimit(RLIMIT_FSIZE, &lim) == -1))
+		bail_out("a size limit: %s", strerror(errno));
+	signal(SIGXFSZ, SIG_IGN);
+	r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	close_outs(o, 4);
+	close(in);
+	reap();
+	for (i = 1; i < 4; i++)
+		exact &= holds_from(names[i], LIMIT - fail_at[i], fail_at[i]);
+	ok(r == 0 && l.calls == 3 && l.order[0] == 2 && l.order[1] == 3 &&
+	    l.order[2] == 1 && l.err == EFBIG && !l.elsewhere && exact,
+	    "parallel: three files fail, two on lanes: told in GNU's order "
+	    "(told %d: %zu %zu %zu), each holds what fitted", l.calls,
+	    l.order[0], l.order[1], l.order[2]);
+	ok(l.threads >= 2, "parallel: ... while a worker ran (%d threads "
+	    "at most)", l.threads);
 }
 
 /*
