@@ -52,8 +52,10 @@ give_back(struct fan *f, size_t len)
 /*
  * A held signal is due (struct fan.die_at): every output that has not
  * had the round's chunk, LEN bytes of the stream from AT in memory at
- * BUF + OFF, gets of it what GNU's tee had given it before it ended, up
- * to DIE_AT.  A failure now is told never: the process is ending.
+ * BUF + OFF, gets of it what GNU's tee had given it before it ended: up
+ * to DIE_AT, and the outputs before the one that failed (DIE_OUT) the
+ * read that failed too.  A failure now is told never: the process is
+ * ending.
  */
 static void
 top_up(struct fan *f, off_t at, size_t off, size_t len)
@@ -62,10 +64,12 @@ top_up(struct fan *f, off_t at, size_t off, size_t len)
 
 	for (i = 0; i < f->n; i++) {
 		struct out_state *o = out(f, i);
+		off_t to = f->die_at + (i < f->die_out ? GNU_CHUNK : 0);
 
-		if (out_served(o->st) && o->given >= at &&
-		    o->given < f->die_at && f->die_at <= at + (off_t)len)
-			out_write(f, i, off + (o->given - at), off + (f->die_at - at));
+		if (to > at + (off_t)len)
+			to = at + (off_t)len;
+		if (out_served(o->st) && o->given >= at && o->given < to)
+			out_write(f, i, off + (o->given - at), off + (to - at));
 	}
 	for (i = 0; i < f->n; i++)
 		if (out(f, i)->st == OUT_FAILED)

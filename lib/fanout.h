@@ -219,6 +219,8 @@ struct fan {
 	off_t die_at;		/* -1; once a held signal is due, where every
 				   output is to be before it ends the process:
 				   GNU's read that failed starts there */
+	size_t die_out;		/* ... and the outputs before this one, the
+				   one that failed, have that read too */
 	struct pollfd *polls;	/* wait_input's: the input, output pipes */
 };
 

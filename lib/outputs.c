@@ -216,14 +216,21 @@ fatal_failure(struct fan *f)
  * A held signal is due, raised by the failure of output I (or by FAIL's
  * own write, I the count of outputs): no more rounds, no more telling.
  * Every output is to have had what GNU's would when it died, the reads
- * before the one that failed (DIE_AT, see top_up), then the lanes are
- * written, and the signal, let go, ends the process.
+ * before the one that failed (DIE_AT, see top_up), and that read too if
+ * it comes before I (GNU's tee wrote it to them first); then the lanes
+ * are written, and the signal, let go, ends the process.  When FAIL's
+ * write raised it, every output has had all of POS already.
  */
 static void
 dying(struct fan *f, size_t i)
 {
-	f->die_at = i < f->n ? out(f, i)->err_at / GNU_CHUNK * GNU_CHUNK :
-	    f->pos;
+	if (i < f->n) {
+		f->die_at = out(f, i)->err_at / GNU_CHUNK * GNU_CHUNK;
+		f->die_out = i;
+	} else {
+		f->die_at = f->pos;
+		f->die_out = 0;
+	}
 	drop_failed(f);
 }
 

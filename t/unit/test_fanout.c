@@ -665,6 +665,96 @@ TEST(parallel_stop_in_stall)
 	free(got);
 }
 
+/*
+ * A held SIGXFSZ learned in a stall: a file input, a pipe whose reader
+ * takes the first STOP bytes and then nothing for 3 s, and two files,
+ * the first on a lane and past its size limit at FAIL_AT (SIGXFSZ at its
+ * default: held, then it ends the copy).  The pipe, full once it holds
+ * its size after STOP, fixes the last chunk it takes to end there, 4 KiB
+ * into GNU's 8 KiB read [READ, READ + 8192) in which the file fails; the
+ * next round stalls on the pipe, gives back, and learns of the failure.
+ * GNU's tee writes each read to the pipe before the file: its pipe gets
+ * all of that read.  So must the fan-out's, before the signal ends it.
+ */
+TEST(parallel_dying_in_stall)
+{
+	enum { READ = 1000 * 8192, LIMIT = 70 << 20 };
+	off_t fail_at = READ + 100, want = READ + 8192;
+	struct sl_out o[3];
+	struct rlimit lim;
+	struct stat st = { 0 };
+	cpu_set_t cpus;
+	pid_t reader, teer;
+	int in, p[2], go[2], cap, rstatus, tstatus, same = 0;
+	unsigned char *got;
+
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	    CPU_COUNT(&cpus) < 2) {
+		skip("one CPU: no lanes, so no lane's failure to learn late");
+		return;
+	}
+	unsetenv("SLUICE_ZEROCOPY");
+	make_data(16 << 20);
+	in = file("in", NULL, 0);
+	xwrite(in, data, datalen);
+	close(in);
+	xpipe(p);
+	xpipe(go);
+	cap = fcntl(p[1], F_GETPIPE_SZ);
+	if ((reader = xfork()) == 0) {
+		static char buf[1 << 16];
+		struct pollfd w = { .fd = go[0], .events = POLLIN };
+		int fd = open("p0", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		size_t left = READ + 4096 - cap;
+		ssize_t n;
+
+		close(p[1]);
+		close(go[1]);
+		while (left > 0 && (n = read(p[0], buf, left < sizeof buf ?
+		    left : sizeof buf)) > 0 && write_all(fd, buf, n) == 0)
+			left -= n;
+		poll(&w, 1, 3000);
+		while ((n = read(p[0], buf, sizeof buf)) > 0)
+			if (write_all(fd, buf, n) == -1)
+				_exit(1);
+		_exit(left == 0 && n == 0 ? 0 : 1);
+	}
+	if ((teer = xfork()) == 0) {
+		close(p[0]);
+		close(go[0]);
+		o[0].fd = p[1];
+		o[1].fd = file("f1", NULL, 0);
+		o[2].fd = file("f2", NULL, 0);
+		in = xopen("in", O_RDONLY);
+		if (lseek(o[1].fd, LIMIT - fail_at, SEEK_SET) == -1 ||
+		    getrlimit(RLIMIT_FSIZE, &lim) == -1 ||
+		    (lim.rlim_cur = LIMIT, setrlimit(RLIMIT_FSIZE, &lim) == -1))
+			_exit(3);
+		signal(SIGXFSZ, SIG_DFL);
+		sl_fanout_parallel(in, o, 3, on_fail, &(struct log){ 0 });
+		_exit(4);
+	}
+	close(p[0]);
+	close(p[1]);
+	close(go[0]);
+	close(go[1]);
+	waitpid(teer, &tstatus, 0);
+	waitpid(reader, &rstatus, 0);
+	got = xmalloc(datalen);
+	if ((in = open("p0", O_RDONLY)) != -1 && fstat(in, &st) == 0 &&
+	    st.st_size >= want && (size_t)st.st_size <= datalen)
+		same = read(in, got, st.st_size) == st.st_size &&
+		    memcmp(got, data, st.st_size) == 0;
+	if (in != -1)
+		close(in);
+	ok(WIFSIGNALED(tstatus) && WTERMSIG(tstatus) == SIGXFSZ &&
+	    WIFEXITED(rstatus) && WEXITSTATUS(rstatus) == 0 && cap > 0 &&
+	    same, "parallel: SIGXFSZ learned in a stall: the pipe before the "
+	    "file gets GNU's read that failed (%lld bytes, at least %lld)",
+	    (long long)st.st_size, (long long)want);
+	free(got);
+}
+
 static volatile sig_atomic_t handled, elsewhere;
 
 static void
