@@ -140,8 +140,8 @@ out_delivery(struct fan *f, size_t i, enum chunk_at at, int last, size_t off)
  * Check what holds between rounds: the outputs' states agree with LIVE,
  * with the threads and with each other, every output served has had the
  * same bytes, and the chunk pipe is open on the zero-copy path alone.
- * Run before every round: the test builds, `make check`'s, abort on the
- * first that does not hold.
+ * Run before every round: every build aborts on the first that does not
+ * hold (doc/design.md, "One state per output").
  */
 void
 out_check(struct fan *f)

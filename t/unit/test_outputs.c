@@ -2,10 +2,11 @@
  * Unit tests of lib/outputs.c with a fan-out made by hand, no
  * descriptor behind it: every move between two states of an output,
  * legal or not (an illegal one aborts, the asserts being on in every
- * build), the counts the moves keep, the way each output takes a round's
- * chunk, and the order out_report tells failures in.  The expectations are
- * doc/design.md's ("One state per output", "Zero-copy", "Failures, in
- * GNU's order"), not outputs.c's tables.
+ * build), the counts the moves keep, what holds between rounds, the way
+ * each output takes a round's chunk, and the order out_report tells
+ * failures in.  The expectations are doc/design.md's ("One state per
+ * output", "Zero-copy", "Failures, in GNU's order"), not outputs.c's
+ * tables.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +72,7 @@ make_fan(struct fan *f, struct sl_out *outs, size_t n, const enum out_st *s)
 	size_t i;
 
 	*f = (struct fan){ .outs = outs, .n = n, .die_at = -1 };
+	chunk_init(&f->ch);
 	sigemptyset(&f->held);
 	for (i = 0; i < n; i++) {
 		outs[i].fd = s[i] == OUT_GONE ? -1 : 100 + (int)i;
@@ -186,6 +188,129 @@ TEST(deliveries)
 	}
 	ok(bad == 0, "the way of %zu outputs to a chunk: %s", n,
 	    bad ? "the wrong ones above" : "design.md's");
+}
+
+/*
+ * What design.md says holds between rounds, and what breaks it: a fan of
+ * three outputs (WRITE, ZC, GONE) that have all had POS, then one
+ * change.  Each runs in a child, which aborts if out_check finds it
+ * broken.
+ */
+enum change {
+	NOTHING,
+	FAILED_IN_READ,		/* FAILED in the read POS is in: not told yet */
+	FAILED_READ_PAST,	/* ... and POS past that read, still not told */
+	FAILED_TOLD,		/* ... told (out_report): GONE */
+	GIVEN_BEHIND,		/* an output served has had less than POS */
+	LIVE_WRONG,		/* the count of outputs served is off */
+	DYING_GOING_ON,		/* a signal is due, and no stop */
+	THREADS_NO_LANES,	/* threads running, with no lanes */
+	GNU_CHUNKS_ZC,		/* GNU's chunks, on the zero-copy path */
+	CHANGES
+};
+
+static const struct {
+	const char *what;
+	int holds;
+} changes[CHANGES] = {
+	[NOTHING] = { "three outputs that have had the same", 1 },
+	[FAILED_IN_READ] = { "one failed in the read the position is in", 1 },
+	[FAILED_READ_PAST] = { "one failed a read ago, not told", 0 },
+	[FAILED_TOLD] = { "one failed a read ago, told", 1 },
+	[GIVEN_BEHIND] = { "one served behind the others", 0 },
+	[LIVE_WRONG] = { "the count of outputs served off by one", 0 },
+	[DYING_GOING_ON] = { "a signal due, and no stop", 0 },
+	[THREADS_NO_LANES] = { "threads running without lanes", 0 },
+	[GNU_CHUNKS_ZC] = { "GNU's chunks on the zero-copy path", 0 }
+};
+
+static int
+ignore_failure(void *ctx, size_t i, int err)
+{
+	(void)ctx;
+	(void)i;
+	(void)err;
+	return 0;
+}
+
+static void
+make_change(struct fan *f, enum change c)
+{
+	size_t i;
+
+	switch (c) {
+	case FAILED_IN_READ:
+	case FAILED_READ_PAST:
+	case FAILED_TOLD:
+		f->flags = SL_FANOUT_THREADS;	/* told later, not at once */
+		out_failed(f, 1, EIO);
+		if (c != FAILED_IN_READ)
+			f->pos = 3 * GNU_CHUNK;
+		for (i = 0; i < f->n; i++)
+			if (out_served(out(f, i)->st))
+				out(f, i)->given = f->pos;
+		if (c == FAILED_TOLD)
+			out_report(f, 0);
+		break;
+	case GIVEN_BEHIND:
+		out(f, 1)->given--;
+		break;
+	case LIVE_WRONG:
+		f->live++;
+		break;
+	case DYING_GOING_ON:
+		f->die_at = 0;
+		break;
+	case THREADS_NO_LANES:
+		f->threads = THREADS_RUNNING;
+		break;
+	case GNU_CHUNKS_ZC:
+		f->gnu_chunks = 1;
+		f->mode = MODE_ZC;
+		break;
+	default:
+		break;
+	}
+}
+
+TEST(between_rounds)
+{
+	static const enum out_st s[3] = { OUT_WRITE, OUT_ZC, OUT_GONE };
+	int c, bad = 0;
+
+	for (c = 0; c < CHANGES; c++) {
+		int status, held;
+		pid_t pid;
+
+		fflush(stdout);
+		if ((pid = xfork()) == 0) {
+			struct sl_out o[3];
+			struct fan f;
+			size_t i;
+
+			if (freopen("/dev/null", "w", stderr) == NULL)
+				_exit(4);
+			make_fan(&f, o, 3, s);
+			f.fail = ignore_failure;
+			f.pos = 2 * GNU_CHUNK + 100;
+			for (i = 0; i < 3; i++)
+				out(&f, i)->given = f.pos;
+			make_change(&f, (enum change)c);
+			out_check(&f);
+			_exit(0);
+		}
+		waitpid(pid, &status, 0);
+		held = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (held != changes[c].holds || (!held &&
+		    !(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT))) {
+			bad++;
+			printf("# %s: %s (status %#x)\n", changes[c].what,
+			    held ? "holds" : "broken", status);
+		}
+	}
+	ok(bad == 0, "out_check between rounds: %s", bad ? "the wrong "
+	    "verdicts above" : "design.md's invariants, each broken once "
+	    "and after a failure told, checked");
 }
 
 struct told {
