@@ -8,7 +8,7 @@
  * Data moves in rounds: a chunk of the input is given to every output,
  * in the order of the outputs, before the next chunk is taken (GNU
  * tee's order), and no chunk is more than any output can buffer once
- * its reader has taken what came before (chunk_limit).  A stream starts
+ * its reader has taken what came before (size_round).  A stream starts
  * on read/write (round_rw) and moves to zero-copy (round_zc, through the
  * chunk pipe) once one read shows it is worth it (ZC_AFTER); it goes
  * back to read/write, giving its pipes and threads back (give_back),
@@ -82,7 +82,7 @@ top_up(struct fan *f, off_t at, size_t off, size_t len)
 static int
 round_rw(struct fan *f)
 {
-	size_t i, off, k, lim = chunk_limit(f, BUF_SIZE);
+	size_t i, off, k, lim = size_round(f, BUF_SIZE);
 	ssize_t n;
 
 	/* Short of memory, smaller chunks (down to GNU's, which never
@@ -95,7 +95,7 @@ round_rw(struct fan *f)
 		n = f->ch.carry;
 		f->ch.carry = 0;
 	} else {
-		check_pipes(f);
+		watch_pipes(f);
 		if (f->live == 0 || f->stop)
 			return 1;
 		if ((n = buf_read(&f->ch, &f->in, lim)) <= 0)
@@ -148,7 +148,7 @@ typedef ssize_t move_fn(struct chunk *ch, int fd, size_t len,
 
 /*
  * Move up to LEN bytes of the chunk into output I by MOVE, waiting for
- * room as watch.c says (output_wait).  Return the count, or -1 with
+ * room as watch.c says (watch_output).  Return the count, or -1 with
  * errno set and C saying how: C->gave_up if no room came within
  * STALL_MS (the output's reader stalled).
  */
@@ -158,7 +158,7 @@ move_out(struct fan *f, size_t i, move_fn *move, size_t len,
 {
 	struct fan_wait w;
 
-	output_wait(f, i, &w);
+	watch_output(f, i, &w);
 	return move(&f->ch, out_dest(f, i)->fd, len, &w.io, c);
 }
 
@@ -323,7 +323,7 @@ deliver(struct fan *f, struct round *r, size_t i)
 
 /*
  * Take the next chunk into the chunk pipe, LIM bytes at most, waiting
- * for the input as watch.c says (input_wait): an input quiet for
+ * for the input as watch.c says (watch_input): an input quiet for
  * IDLE_MS has the pipes given back.  Return 1 to go on (with a chunk
  * held, or none: the stream left zero-copy, or outputs broke), 0 at end
  * of input, -1 with errno set if reading failed.
@@ -335,7 +335,7 @@ take_chunk(struct fan *f, size_t lim)
 	struct fan_wait w;
 	ssize_t n;
 
-	input_wait(f, survey(f), &w);
+	watch_input(f, watch_survey(f), &w);
 	n = chunk_fill(&f->ch, f->in.fd, lim, &w.io, &c);
 	if (n == -1 && c.gave_up) {
 		if (f->live == 0 || f->stop)
@@ -358,7 +358,7 @@ take_chunk(struct fan *f, size_t lim)
 static int
 round_zc(struct fan *f)
 {
-	size_t i, lim = chunk_limit_zc(f);
+	size_t i, lim = size_round_zc(f);
 	struct round rd = { .at = AT_PIPE };
 	int r;
 
@@ -477,7 +477,7 @@ copy_single(struct fan *f, size_t i)
 
 	link_init(&l, &f->in, &f->ends[i]);
 	do {
-		check_pipes(f);
+		watch_pipes(f);
 		if (f->live == 0)
 			break;
 		if ((n = link_step(&l, end_keeps_writes(&f->ends[i]) ?
@@ -514,7 +514,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	sigemptyset(&f.held);
 	end_init(&f.in, in);
 	/* An input open for writing only fails at its first read (EBADF),
-	 * as GNU's: never looked at (check_pipes), which would wait for
+	 * as GNU's: never looked at (watch_pipes), which would wait for
 	 * ever. */
 	f.in_wronly = (fcntl(in, F_GETFL) & O_ACCMODE) == O_WRONLY;
 	for (i = 0; i < n; i++) {
@@ -527,7 +527,7 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 		/* An output pipe stays the size its maker chose, as GNU's
 		 * tee leaves it (doc/design.md, "Pipes"). */
 		f.ends[i].grown = 1;
-		o->room = end_room(&f.ends[i]);
+		o->room = size_room(&f.ends[i]);
 		o->st = OUT_WRITE;
 		f.live++;
 		only = i;

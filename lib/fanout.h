@@ -167,8 +167,8 @@ struct out_state {
 	off_t err_at;		/* OUT_FAILED: where in the stream it failed */
 	long room;		/* what it can buffer, as it started (a pipe's
 				   is asked anew: pipe_room), 0 unbounded */
-	int roomy;		/* the round's look (survey) found it room:
-				   its first call need not look again */
+	int roomy;		/* the round's look (watch_survey) found it
+				   room: its first call need not look again */
 };
 
 /*
@@ -221,7 +221,7 @@ struct fan {
 				   GNU's read that failed starts there */
 	size_t die_out;		/* ... and the outputs before this one, the
 				   one that failed, have that read too */
-	struct pollfd *polls;	/* wait_input's: the input, output pipes */
+	struct pollfd *polls;	/* watch_wait's: the input, output pipes */
 };
 
 /* signals.c: the signals held while a fan-out copies. */
@@ -234,13 +234,13 @@ int signals_due(const sigset_t *held);
 /* sizes.c: how big the chunks, the chunk pipe and the lanes are. */
 size_t size_chunk(size_t bound, int gnu, size_t least);
 long size_pipe(long traffic, long least_pipe, int lanes, size_t least);
-long lane_size(size_t n);
-int lane_enough(long size);
-size_t lanes_plan(size_t ncopy, size_t nfiles, size_t threads,
+long size_lane(size_t n);
+int size_lane_enough(long size);
+size_t size_lanes(size_t ncopy, size_t nfiles, size_t threads,
     size_t *workers);
-size_t end_room(struct end *e);
-size_t chunk_limit(struct fan *f, size_t bound);
-size_t chunk_limit_zc(struct fan *f);
+size_t size_room(struct end *e);
+size_t size_round(struct fan *f, size_t bound);
+size_t size_round_zc(struct fan *f);
 void size_chunk_pipe(struct fan *f);
 
 /* plain.c: the fan-out without its state. */
@@ -258,12 +258,12 @@ struct fan_wait {
 	size_t i;
 	int ready;
 };
-int survey(struct fan *f);
-void output_wait(struct fan *f, size_t i, struct fan_wait *w);
-void input_wait(struct fan *f, int ready, struct fan_wait *w);
-const sigset_t *wait_mask(struct fan *f);
-int wait_input(struct fan *f, int ms);
-void check_pipes(struct fan *f);
+int watch_survey(struct fan *f);
+void watch_output(struct fan *f, size_t i, struct fan_wait *w);
+void watch_input(struct fan *f, int ready, struct fan_wait *w);
+const sigset_t *watch_mask(struct fan *f);
+int watch_wait(struct fan *f, int ms);
+void watch_pipes(struct fan *f);
 
 /* outputs.c: what each output is; its failures told in GNU's order. */
 struct out_state *out_state(struct sl_out *o);

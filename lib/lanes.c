@@ -114,7 +114,7 @@ struct lanes {
  * a copy warrant: one each, no more than the CPUs this process may run
  * on, and no more than SLUICE_THREADS says (1: the fan-out copies
  * alone).  0 means no workers at all.  How they share the copies:
- * lanes_plan (sizes.c).
+ * size_lanes (sizes.c).
  */
 size_t
 lanes_threads(size_t ncopy)
@@ -361,9 +361,9 @@ start_workers(struct lanes *c, size_t workers)
 
 /*
  * Start N lanes into the outputs OUTS, served by WORKERS threads
- * (lanes_plan).  Each lane is a private pipe of lane_size(N) bytes, or
+ * (size_lanes).  Each lane is a private pipe of size_lane(N) bytes, or
  * of as much as the user's pipe quota grants: if a lane gets less than
- * is worth it (lane_enough), or a pipe, a buffer or a thread cannot be
+ * is worth it (size_lane_enough), or a pipe, a buffer or a thread cannot be
  * had, nothing is started.
  * Return the lanes, or NULL with errno set; nothing the caller holds
  * has changed then.
@@ -372,7 +372,7 @@ struct lanes *
 lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 {
 	struct lanes *c = calloc(1, sizeof *c);
-	long size = lane_size(n);
+	long size = size_lane(n);
 	size_t i;
 	int err = 0;
 
@@ -399,7 +399,7 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 		l->worker = i % workers;
 		if (pipe_private(l->pipe) == -1)
 			err = errno;
-		else if (!lane_enough(l->slots = pipe_grow_to(l->pipe[1],
+		else if (!size_lane_enough(l->slots = pipe_grow_to(l->pipe[1],
 		    size)))
 			err = ENOBUFS;
 		else {

@@ -359,13 +359,13 @@ out_count_zc(struct fan *f, size_t i, size_t n)
 }
 
 /* Write the chunk's bytes OFF..LEN, in memory, to output I: waiting
- * for room with wait_mask's mask, so that a signal held the rest of the
+ * for room with watch_mask's mask, so that a signal held the rest of the
  * time comes in while the output's reader does not read. */
 void
 out_write(struct fan *f, size_t i, size_t off, size_t len)
 {
 	struct end *e = out_dest(f, i);
-	const sigset_t *mask = wait_mask(f);
+	const sigset_t *mask = watch_mask(f);
 	struct io_call c = { .op = IO_WRITE, .in = -1, .out = e->fd,
 	    .buf = f->ch.buf + off, .len = len - off, .mask = mask,
 	    .pipe = mask != NULL && e->kind == K_PIPE && !e->packets ?
@@ -403,7 +403,7 @@ takes_lane(struct fan *f, size_t i)
 /*
  * The stream has shown itself worth a big chunk pipe: worth threads
  * too, if they are allowed and the outputs that copy warrant them
- * (lanes_plan).  Their lanes take the place of the first files; if the
+ * (size_lanes).  Their lanes take the place of the first files; if the
  * lanes cannot be had, nothing was moved yet, and the copies stay on
  * this thread.
  */
@@ -422,7 +422,7 @@ out_to_lanes(struct fan *f)
 	}
 	/* No file, no lane: the CPUs are not asked. */
 	if (nfiles == 0 ||
-	    (nlanes = lanes_plan(ncopy, nfiles, lanes_threads(ncopy),
+	    (nlanes = size_lanes(ncopy, nfiles, lanes_threads(ncopy),
 	    &workers)) == 0 ||
 	    (outs = malloc(nlanes * sizeof *outs)) == NULL)
 		return;

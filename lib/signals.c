@@ -16,7 +16,7 @@
  * A signal sent from outside acts as on GNU's tee when the fan-out
  * waits for input, or looks for an output's room, as GNU's would wait
  * in read(2) or write(2): those waits let the held signals in (watch.c's
- * wait_mask), unless lanes run or the process is dying or stopping.  A
+ * watch_mask), unless lanes run or the process is dying or stopping.  A
  * write(2) that waits on a full output keeps them out until it ends.
  */
 #define _GNU_SOURCE

@@ -4,7 +4,7 @@
  * "Copies on every core").  Every bound on how far one output may run
  * ahead of another is made here, of the constants below.  The
  * arithmetic is in functions of numbers alone (size_chunk, size_pipe,
- * lane_size, lanes_plan), tested as such (t/unit/test_sizes.c); the
+ * size_lane, size_lanes), tested as such (t/unit/test_sizes.c); the
  * functions that take a fan only gather those numbers from its outputs.
  */
 #define _GNU_SOURCE
@@ -98,11 +98,11 @@ size_pipe(long traffic, long least_pipe, int lanes, size_t least)
 }
 
 /*
- * The size to ask for each of N lanes (1 to LANES_MAX, as lanes_plan
+ * The size to ask for each of N lanes (1 to LANES_MAX, as size_lanes
  * gives them): LANE_MAX, halved until the lanes fit LANES_BUDGET.
  */
 long
-lane_size(size_t n)
+size_lane(size_t n)
 {
 	long size = LANE_MAX;
 
@@ -115,7 +115,7 @@ lane_size(size_t n)
 /* Return 1 if a lane of SIZE bytes, what the kernel granted, is worth
  * it (LANE_MIN). */
 int
-lane_enough(long size)
+size_lane_enough(long size)
 {
 	return size >= LANE_MIN;
 }
@@ -130,7 +130,7 @@ lane_enough(long size)
  * their lanes would be too small (more than LANES_MAX).
  */
 size_t
-lanes_plan(size_t ncopy, size_t nfiles, size_t threads, size_t *workers)
+size_lanes(size_t ncopy, size_t nfiles, size_t threads, size_t *workers)
 {
 	size_t own, nlanes;
 
@@ -152,7 +152,7 @@ lanes_plan(size_t ncopy, size_t nfiles, size_t threads, size_t *workers)
  * bookkeeping also counts.  0: no bound (files, devices).
  */
 size_t
-end_room(struct end *e)
+size_room(struct end *e)
 {
 	int sz;
 	socklen_t len = sizeof sz;
@@ -168,7 +168,7 @@ end_room(struct end *e)
 }
 
 /*
- * The room of output I if it is written into a pipe (see end_room),
+ * The room of output I if it is written into a pipe (see size_room),
  * now: the whole pipe, but a lane's half (a lane holds two chunks, see
  * lanes.c); 0 if it is no pipe.
  */
@@ -206,7 +206,7 @@ rooms(struct fan *f, size_t *least, long *least_pipe)
 
 /* The longest chunk for this round of F, BOUND at most (size_chunk). */
 size_t
-chunk_limit(struct fan *f, size_t bound)
+size_round(struct fan *f, size_t bound)
 {
 	size_t least;
 	long least_pipe;
@@ -218,14 +218,14 @@ chunk_limit(struct fan *f, size_t bound)
 /* The longest chunk for this round of F's zero-copy path: what its
  * chunk pipe, and its copy pipe if open, hold (size_chunk). */
 size_t
-chunk_limit_zc(struct fan *f)
+size_round_zc(struct fan *f)
 {
 	size_t bound = chunk_size(&f->ch);
 
 	if (f->ch.copy[0] != -1 && f->ch.copy_size > 0 &&
 	    (size_t)f->ch.copy_size < bound)
 		bound = f->ch.copy_size;
-	return chunk_limit(f, bound);
+	return size_round(f, bound);
 }
 
 /* Size F's chunk pipe, while it is empty (size_pipe); every ASK_BYTES

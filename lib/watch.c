@@ -1,12 +1,12 @@
 /*
  * When a fan-out waits, and on what (lib/fanout.h): one look a round at
- * the input and at the outputs that may stall (survey); the waits of
- * its zero-copy calls, which io_move runs (output_wait, input_wait): an
+ * the input and at the outputs that may stall (watch_survey); the waits of
+ * its zero-copy calls, which io_move runs (watch_output, watch_input): an
  * output whose reader stalled, the input while it is quiet; and the
- * output pipes that may break meanwhile (wait_input).  Every wait
+ * output pipes that may break meanwhile (watch_wait).  Every wait
  * goes on through a signal for the time left (wait_masked, lib/io.c),
  * so a handler never makes a stall or a quiet input go unnoticed; the
- * signals held while the fan-out copies come in then (wait_mask).
+ * signals held while the fan-out copies come in then (watch_mask).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +36,7 @@
  * only then (take_lane_error).
  */
 const sigset_t *
-wait_mask(struct fan *f)
+watch_mask(struct fan *f)
 {
 	if (sigisemptyset(&f->held) || f->die_at != -1 || f->stop ||
 	    f->lanes != NULL)
@@ -45,14 +45,14 @@ wait_mask(struct fan *f)
 }
 
 /* Wait for the N descriptors of F->polls, MS milliseconds at most (-1:
- * for ever), as wait_any, with wait_mask's mask. */
+ * for ever), as wait_any, with watch_mask's mask. */
 static int
 wait_polls(struct fan *f, size_t n, int ms)
 {
-	return wait_masked(f->polls, n, ms, wait_mask(f));
+	return wait_masked(f->polls, n, ms, watch_mask(f));
 }
 
-/* Return 1 if output I can take part in wait_input's watch: an output
+/* Return 1 if output I can take part in watch_wait's watch: an output
  * pipe, with SL_FANOUT_PIPE_CHECK. */
 static int
 watched(struct fan *f, size_t i)
@@ -71,7 +71,7 @@ watched(struct fan *f, size_t i)
  * (the caller's call waits instead).
  */
 int
-wait_input(struct fan *f, int ms)
+watch_wait(struct fan *f, int ms)
 {
 	for (;;) {
 		size_t i, m = 1;
@@ -98,17 +98,17 @@ wait_input(struct fan *f, int ms)
 /*
  * Before a read that may wait: with SL_FANOUT_PIPE_CHECK, or signals
  * held (a read that waited would keep them out, where a signal from
- * outside would end GNU's tee in its read), wait_input, for ever (if it
+ * outside would end GNU's tee in its read), watch_wait, for ever (if it
  * fails, the read waits).  A regular file never keeps us waiting; an
  * input open for writing only is not looked at: its read fails.
  */
 void
-check_pipes(struct fan *f)
+watch_pipes(struct fan *f)
 {
 	if (f->in.kind == K_FILE || f->in_wronly)
 		return;
 	if ((f->flags & SL_FANOUT_PIPE_CHECK) || !sigisemptyset(&f->held))
-		wait_input(f, -1);
+		watch_wait(f, -1);
 }
 
 /* Return 1 if output I may wait on its reader: a pipe or a socket of
@@ -125,7 +125,7 @@ may_stall(struct fan *f, size_t i)
  * Return 1 if zero-copy into output I tells by itself that it is full,
  * without waiting (SPLICE_F_NONBLOCK: struct io_wait.tells): a pipe that
  * may stall.  A socket does not (splice(2) into it waits whatever its
- * flags say): survey looks at it.
+ * flags say): watch_survey looks at it.
  */
 static int
 output_tells(struct fan *f, size_t i)
@@ -133,7 +133,7 @@ output_tells(struct fan *f, size_t i)
 	return may_stall(f, i) && f->ends[i].kind == K_PIPE;
 }
 
-/* Return 1 if survey looks at output I: it may stall, and does not
+/* Return 1 if watch_survey looks at output I: it may stall, and does not
  * tell by itself. */
 static int
 surveyed(struct fan *f, size_t i)
@@ -151,7 +151,7 @@ input_tells(struct fan *f)
 	return f->in.kind == K_PIPE;
 }
 
-/* Return 1 if survey looks at the input: it does not tell by itself,
+/* Return 1 if watch_survey looks at the input: it does not tell by itself,
  * and is no regular file (which always has bytes to read, or its end;
  * its splice is never asked not to wait, which on a file could mean a
  * page not cached yet). */
@@ -171,7 +171,7 @@ input_surveyed(struct fan *f)
  * input is ready, or is not looked at.
  */
 int
-survey(struct fan *f)
+watch_survey(struct fan *f)
 {
 	size_t i, m = 0;
 	int ready;
@@ -203,7 +203,7 @@ survey(struct fan *f)
  * has room; 1 if none came within STALL_MS (its reader stalled: the
  * call gives up, and the caller moves the chunk to memory and gives the
  * pipes back); -1 with errno set if poll(2) failed (the call waits
- * instead).  An io_wait's FN (output_wait).
+ * instead).  An io_wait's FN (watch_output).
  */
 static int
 output_stalled(void *ctx)
@@ -233,7 +233,7 @@ output_stalled(void *ctx)
  * and the stall goes unseen.
  */
 void
-output_wait(struct fan *f, size_t i, struct fan_wait *w)
+watch_output(struct fan *f, size_t i, struct fan_wait *w)
 {
 	*w = (struct fan_wait){ .f = f, .i = i,
 	    .io = { .fn = output_stalled, .ctx = w,
@@ -242,11 +242,11 @@ output_wait(struct fan *f, size_t i, struct fan_wait *w)
 
 /*
  * The input has nothing to read: wait for it IDLE_MS at most, with the
- * watch of wait_input; not at all, once, if the round's look found it
+ * watch of watch_wait; not at all, once, if the round's look found it
  * ready.  Return 0 when it is ready; 1 if it stayed quiet (the call
  * gives up, and the caller gives the pipes back), or if no output is
  * left to take it; -1 with errno set if poll(2) failed (the call waits
- * instead).  An io_wait's FN (input_wait).
+ * instead).  An io_wait's FN (watch_input).
  */
 static int
 input_quiet(void *ctx)
@@ -259,7 +259,7 @@ input_quiet(void *ctx)
 		w->ready = 0;
 		return 0;
 	}
-	r = wait_input(f, IDLE_MS);
+	r = watch_wait(f, IDLE_MS);
 	if (f->live == 0 || f->stop)
 		return 1;
 	return r == 1 ? 0 : r == 0 ? 1 : -1;
@@ -267,14 +267,14 @@ input_quiet(void *ctx)
 
 /*
  * The wait W of the chunk's splice from the input, which the round's
- * look (survey) found READY or not.  An input pipe is not looked at
+ * look (watch_survey) found READY or not.  An input pipe is not looked at
  * first: the splice says EAGAIN if it is empty, and only then is the
  * input waited for (a look first would find it empty whenever its
  * writer shares our CPU, and wait twice); anything else is, unless the
  * look found it ready (a regular file always is).
  */
 void
-input_wait(struct fan *f, int ready, struct fan_wait *w)
+watch_input(struct fan *f, int ready, struct fan_wait *w)
 {
 	*w = (struct fan_wait){ .f = f, .ready = ready && !input_tells(f),
 	    .io = { .fn = input_quiet, .ctx = w, .tells = input_tells(f) } };

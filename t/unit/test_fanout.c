@@ -520,7 +520,7 @@ holds_from(const char *path, off_t off, size_t n)
  * Three files that fail with EFBIG (a size limit, SIGXFSZ ignored), each
  * written from where the limit stops it at a chosen byte of the stream.
  * On two CPUs the first two files get lanes, the third stays on the
- * fan-out's thread (lanes_plan).  f2 and f3 fail in one 8 KiB read of
+ * fan-out's thread (size_lanes).  f2 and f3 fail in one 8 KiB read of
  * GNU's, f3 at its start, f2 near its end; f1 in the next read.
  * Whichever thread meets its failure first, FAIL hears them in GNU's
  * order, by read, then by output: f2, f3, f1.

@@ -92,14 +92,14 @@ TEST(lane_sizes)
 		long want = n <= 4 ? MiB : n <= 8 ? 512 * KiB :
 		    n <= 16 ? 256 * KiB : 128 * KiB;
 
-		if (lane_size(n) != want) {
+		if (size_lane(n) != want) {
 			printf("# %zu lanes: %ld, want %ld\n", n,
-			    lane_size(n), want);
+			    size_lane(n), want);
 			bad = 1;
 		}
 	}
 	ok(!bad, "lane sizes for 1 to 32 lanes: 4 MiB shared, 1 MiB at most");
-	ok(lane_enough(128 * KiB) && !lane_enough(124 * KiB),
+	ok(size_lane_enough(128 * KiB) && !size_lane_enough(124 * KiB),
 	    "a lane of 128 KiB is worth it, one of 124 KiB is not");
 }
 
@@ -120,7 +120,7 @@ plan_holds(size_t nfiles, size_t nsock, size_t cpus)
 	threads = ncopy < cpus ? ncopy : cpus;
 	if (threads < 2)
 		threads = 0;
-	nlanes = lanes_plan(ncopy, nfiles, threads, &workers);
+	nlanes = size_lanes(ncopy, nfiles, threads, &workers);
 	if (threads == 0 || nfiles == 0)
 		return nlanes == 0;
 	own = ncopy / threads > nsock ? ncopy / threads : nsock;
@@ -145,14 +145,14 @@ TEST(lane_plans)
 				}
 	ok(bad == 0, "lane plans for 0 to 40 files and 0 to 2 sockets on "
 	    "1 to 64 CPUs keep the rules (%zu do not)", bad);
-	ok(lanes_plan(4, 4, 2, &w) == 2 && w == 1,
+	ok(size_lanes(4, 4, 2, &w) == 2 && w == 1,
 	    "four files on two CPUs: two lanes and one worker, the fan-out "
 	    "copies into the other two");
-	ok(lanes_plan(3, 2, 2, &w) == 2 && w == 1,
+	ok(size_lanes(3, 2, 2, &w) == 2 && w == 1,
 	    "a socket and two files on two CPUs: the fan-out copies the "
 	    "socket, its share; one worker the two files");
-	ok(lanes_plan(33, 33, 33, &w) == 32 && w == 32 &&
-	    lanes_plan(40, 40, 40, &w) == 0,
+	ok(size_lanes(33, 33, 33, &w) == 32 && w == 32 &&
+	    size_lanes(40, 40, 40, &w) == 0,
 	    "33 files on 33 CPUs: 32 lanes; 40 on 40: 39 would be too "
 	    "many, none");
 }
