@@ -284,10 +284,16 @@ check-lintian: dist
 # README.md's set-up and `make check` in a fresh minimal Debian, and the
 # .debs built there from the source package with only its Build-Depends
 # (scripts/check-fresh: root, mmdebstrap): both steps, or those
-# FRESH_STEPS names (readme, deb).
+# FRESH_STEPS names (readme, deb, system: check-system's).
 FRESH_STEPS =
 check-fresh:
 	VERSION=$(VERSION) scripts/check-fresh $(FRESH_STEPS)
+
+# sluice-as-coreutils, the package that makes sluice's cat, tee and yes
+# the system's, in a fresh minimal Debian (scripts/check-fresh system,
+# debian/check-as-coreutils): root, mmdebstrap, dpkg-dev, debhelper.
+check-system:
+	VERSION=$(VERSION) scripts/check-fresh system
 
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
@@ -458,4 +464,4 @@ clean:
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-diff \
-	check-diff-self check-fresh clean
+	check-diff-self check-fresh check-system clean
