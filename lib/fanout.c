@@ -128,8 +128,8 @@ round_rw(struct fan *f)
 /*
  * The zero-copy call C into output I failed, or moved nothing (K 0: a
  * pipe we hold cannot end).  A refusal before zero-copy reached the
- * output sends it to write(2): return 1, the next path writes it the
- * rest.  Any other failure is its error: return 0.
+ * output sends it to write(2): return 1, its next way (deliver) writes
+ * it the rest.  Any other failure is its error: return 0.
  */
 static int
 refused(struct fan *f, size_t i, ssize_t k, struct io_call *c)
