@@ -83,6 +83,47 @@ make_fan(struct fan *f, struct sl_out *outs, size_t n, const enum out_st *s)
 }
 
 /*
+ * Run BODY(A, B) in a child, its standard error gone (assert(3)'s words
+ * are not the test's), and return 1 if it exited 0, 0 if it aborted (an
+ * assert that does not hold), -1 if it ended otherwise; its status in
+ * *STATUS.
+ */
+static int
+in_child(int (*body)(int, int), int a, int b, int *status)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = xfork()) == 0) {
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(4);
+		_exit(body(a, b));
+	}
+	waitpid(pid, status, 0);
+	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+		return 1;
+	return WIFSIGNALED(*status) && WTERMSIG(*status) == SIGABRT ? 0 : -1;
+}
+
+/* Move a lone output from state FROM to TO: exit 0 if the counts and
+ * the descriptor say what the move means, 3 if not. */
+static int
+move(int from, int to)
+{
+	struct sl_out o[1];
+	struct fan f;
+	enum out_st s = from;
+	size_t live;
+
+	make_fan(&f, o, 1, &s);
+	live = f.live;
+	out_set(&f, 0, to);
+	return f.live != live - (gets_chunks(from) && !gets_chunks(to)) ||
+	    f.failing != (to == OUT_FAILED) ||
+	    (to == OUT_GONE) != (o[0].fd == -1) ? 3 : 0;
+}
+
+/*
  * Every pair of states: the move is made in a child, which aborts if it
  * is refused; the parent compares with allowed(), and, for a move made,
  * the counts of outputs served and failing, and the descriptor, with
@@ -94,32 +135,11 @@ TEST(moves)
 
 	for (from = 0; from < NSTATES; from++)
 		for (to = 0; to < NSTATES; to++) {
-			int status, made;
-			pid_t pid;
+			int status, r = in_child(move, from, to, &status);
+			int made = r == 1;
 
-			fflush(stdout);
-			if ((pid = xfork()) == 0) {
-				struct sl_out o[1];
-				struct fan f;
-				enum out_st s = from;
-				size_t live;
-
-				/* assert(3)'s words are not the test's. */
-				if (freopen("/dev/null", "w", stderr) == NULL)
-					_exit(4);
-				make_fan(&f, o, 1, &s);
-				live = f.live;
-				out_set(&f, 0, to);
-				_exit(f.live != live - (gets_chunks(from) &&
-				    !gets_chunks(to)) ||
-				    f.failing != (to == OUT_FAILED) ||
-				    (to == OUT_GONE) != (o[0].fd == -1) ? 3 : 0);
-			}
-			waitpid(pid, &status, 0);
-			made = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 			n++;
-			if (made != allowed(from, to) || (!made &&
-			    !(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT))) {
+			if (made != allowed(from, to) || r == -1) {
 				bad++;
 				printf("# %s -> %s: %s (status %#x)\n",
 				    names[from], names[to],
@@ -273,36 +293,36 @@ make_change(struct fan *f, enum change c)
 	}
 }
 
-TEST(between_rounds)
+/* Three outputs that have had the same bytes, then change C: exit 0
+ * if out_check finds what holds between rounds (else it aborts). */
+static int
+check_changed(int c, int unused)
 {
 	static const enum out_st s[3] = { OUT_WRITE, OUT_ZC, OUT_GONE };
+	struct sl_out o[3];
+	struct fan f;
+	size_t i;
+
+	(void)unused;
+	make_fan(&f, o, 3, s);
+	f.fail = ignore_failure;
+	f.pos = 2 * GNU_CHUNK + 100;
+	for (i = 0; i < 3; i++)
+		out(&f, i)->given = f.pos;
+	make_change(&f, (enum change)c);
+	out_check(&f);
+	return 0;
+}
+
+TEST(between_rounds)
+{
 	int c, bad = 0;
 
 	for (c = 0; c < CHANGES; c++) {
-		int status, held;
-		pid_t pid;
+		int status, r = in_child(check_changed, c, 0, &status);
+		int held = r == 1;
 
-		fflush(stdout);
-		if ((pid = xfork()) == 0) {
-			struct sl_out o[3];
-			struct fan f;
-			size_t i;
-
-			if (freopen("/dev/null", "w", stderr) == NULL)
-				_exit(4);
-			make_fan(&f, o, 3, s);
-			f.fail = ignore_failure;
-			f.pos = 2 * GNU_CHUNK + 100;
-			for (i = 0; i < 3; i++)
-				out(&f, i)->given = f.pos;
-			make_change(&f, (enum change)c);
-			out_check(&f);
-			_exit(0);
-		}
-		waitpid(pid, &status, 0);
-		held = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-		if (held != changes[c].holds || (!held &&
-		    !(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT))) {
+		if (held != changes[c].holds || r == -1) {
 			bad++;
 			printf("# %s: %s (status %#x)\n", changes[c].what,
 			    held ? "holds" : "broken", status);
