@@ -439,6 +439,14 @@ soak: bin
 check-gnu: bin
 	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) scripts/check-gnu
 
+# Whole suites with sluice as the system's cat, tee and yes (root, not
+# run by CI: see README): GNU coreutils' every test, and git's t/.
+check-gnu-all: bin
+	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) GNU_TESTS=all scripts/check-gnu
+
+check-git: bin
+	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) scripts/check-git
+
 # The differential scenario test against GNU (t/README): its self-test,
 # then DIFF_SECONDS of random scenarios from DIFF_SEED (when empty, a new
 # seed each run, printed) with the commands in SLUICE_BIN or $(BUILD).
@@ -463,5 +471,5 @@ clean:
 	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
-	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-diff \
+	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-diff \
 	check-diff-self check-fresh check-system clean
