@@ -40,12 +40,13 @@
 # among all the calls of the run: that number depends on the start-up,
 # and on timing, since a call asked not to wait says EAGAIN whenever its
 # pipe is empty or full.  strace's when= fails the calls whose number
-# does not: the first write(2) of a read/write run, any call at all for
-# an expectation that holds whichever it is.  Every run is bounded by
+# does not: the write(2) calls of a read/write run (blocking, one an
+# output, in the outputs' order), any call at all for an expectation
+# that holds whichever it is.  So the script runs beside others (t/run);
+# CI runs it again on CPUs kept busy (scripts/check-load).  Every run is bounded by
 # timeout.  Cases whose expectation needs zero-copy calls are ZEROCOPY
 # (sluice, not the portable build); those where GNU 9.1 differs are
 # SLUICE.
-# Runs alone: some cases count calls that the scheduler shifts (t/run).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 

@@ -8,8 +8,6 @@
 # stream out of yes or cat still gets its big pipe.  Root
 # is exempt from the quota: the commands run as an unprivileged uid of
 # this script's own (lib-quota.sh).
-# Runs alone: the quota uid's processes are its alone; t1008 uses that uid
-# too (t/run).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-quota.sh"
 
