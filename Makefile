@@ -271,7 +271,9 @@ $(ARCHES:%=check-cross-%): check-cross-%:
 # The Debian packages (sluice, libsluice2, libsluice-dev), built from the
 # release tarball: twice, compared byte for byte; lintian on them; then
 # installed, tested (/usr/lib/sluice/bin, the library by pkg-config) and
-# removed.  check-repro and check-lintian are each step alone.
+# removed; then cross-built for CROSS_ARCH (arm64 unless set), its
+# commands run under qemu-user.  check-repro and check-lintian are each
+# step alone.
 check-deb: dist
 	TARBALL=sluice-$(VERSION).tar.gz QUICK="$(QUICK)" debian/check
 
