@@ -240,8 +240,9 @@ test_expect_success SMALL_TMPFS,PYTHON3 'a file full on its thread, then SIGPIPE
 # reads, wait until tee holds no pipe of its own and runs one thread
 # (fail after 30 s), then write the rest, noting in the file "again" the
 # most private pipes and threads tee had while it came.  PID @T is the
-# tee that tracer T runs, once it runs.
-test_expect_success PYTHON3 'a quiet input: tee gives back its pipes and threads, then takes them again' '
+# tee that tracer T runs, once it runs.  NATIVE here and below: the
+# process's threads are counted, and qemu-user runs one of its own there.
+test_expect_success PYTHON3,NATIVE 'a quiet input: tee gives back its pipes and threads, then takes them again' '
 	$SYS_CAT >"$TRASH/idle.py" <<-\EOF &&
 	import os, sys, time
 	pid, fifo, src = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -330,7 +331,7 @@ test_expect_success STRACE,PYTHON3 'threads not to be had: asked again after a q
 # A burst, then a trickle (a line each 0.3 s, never quiet for a second):
 # tee gives back what it grew all the same, within 30 s, while the
 # trickle goes on, and every byte reaches every output.
-test_expect_success PYTHON3 'a burst, then a trickle: tee gives back its pipes and threads' '
+test_expect_success PYTHON3,NATIVE 'a burst, then a trickle: tee gives back its pipes and threads' '
 	$SYS_CAT >trickle.py <<-\EOF &&
 	import os, sys, time
 	pid, fifo, src = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -173,7 +173,9 @@ prereq_check() {
 # NATIVE: the commands under test run on this machine's CPU, not under
 # an emulator (SLUICE_EMULATOR, set by `make check-cross` for qemu-user):
 # the system calls a tracer sees are theirs, and the memory their limits
-# count is theirs alone, not the emulator's as well.
+# count and the threads of their process are theirs alone, not the
+# emulator's as well; a signal that kills them does so when it is sent,
+# where the emulator catches every signal and passes it on later.
 test_lazy_prereq NATIVE '
 	test -z "${SLUICE_EMULATOR:-}"
 '
