@@ -24,9 +24,11 @@ test_lazy_prereq QUOTA_SETUID '
 # QUOTA_COPY: QUOTA_UID can run the copy of yes, tee and cat in
 # QUOTA_BIN, and test-lib's strace shim of the sanitizer build, if any.
 # Missing where the scratch directory ($TMPDIR) is private to its owner:
-# the copy cannot be reached there.
+# the copy cannot be reached there; and under an emulator (NATIVE):
+# quota_wait knows the copy's processes by their program
+# (/proc/PID/exe), which is then the emulator.
 test_lazy_prereq QUOTA_COPY '
-	test_have_prereq QUOTA_SETUID &&
+	test_have_prereq QUOTA_SETUID,NATIVE &&
 	chmod 0711 "$TRASH" && mkdir -m 0755 "$QUOTA_BIN" &&
 	for c in yes tee cat; do
 		cp "$BIN_DIR/$c" "$QUOTA_BIN/$c" &&

@@ -7,10 +7,12 @@
 . "$TEST_DIR/lib-nls.sh"
 
 # SEPARATE: the separate yes, tee and cat that the build made, to hold
-# sluice's commands against.
+# sluice's commands against; run as they are (NATIVE: a cross build's
+# are the target's, which only the emulator runs, and then the commands
+# under test are those separate ones).
 MULTI_SEP=$SRC_DIR/${BUILD:-build}
 test_lazy_prereq SEPARATE '
-	test_have_prereq MULTICALL &&
+	test_have_prereq MULTICALL,NATIVE &&
 	for c in yes tee cat; do
 		test -x "$MULTI_SEP/$c" && ! test -L "$MULTI_SEP/$c" || exit 1
 	done
