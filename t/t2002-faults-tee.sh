@@ -43,8 +43,8 @@
 # does not: the write(2) calls of a read/write run (blocking, one an
 # output, in the outputs' order), any call at all for an expectation
 # that holds whichever it is.  So the script runs beside others (t/run);
-# CI runs it again on CPUs kept busy (scripts/check-load).  Every run is bounded by
-# timeout.  Cases whose expectation needs zero-copy calls are ZEROCOPY
+# CI runs it again on CPUs kept busy (scripts/check-load).  Every run is
+# bounded by timeout.  Cases whose expectation needs zero-copy calls are ZEROCOPY
 # (sluice, not the portable build); those where GNU 9.1 differs are
 # SLUICE.
 . "$(dirname "$0")/test-lib.sh"
