@@ -247,33 +247,27 @@ check-nonls:
 	BUILD=build-nonls t/run build-nonls/unit/* $(QUICK)
 
 # Debian's release architectures, each cross-built into build-cross/ARCH
-# and tested under qemu-user (scripts/check-cross): on each, the unit
-# tests and the shell tests of CROSS_TESTS (cat's options and format
-# loops against GNU's, tee's messages); on the 32-bit ones CROSS_TESTS32
-# too (files past 2 and 4 GiB); on MATRIX_ARCHES (32-bit, big-endian)
-# CROSS_MATRIX too (cat's data paths).  amd64 natively.  Any shell test
-# may be named: what needs strace or native memory skips (NATIVE).
+# and tested under qemu-user (scripts/check-cross): on FULL_ARCHES (the
+# 32-bit and the big-endian one) the whole make check, the unit tests
+# and every shell test; on the others the unit tests and the shell
+# tests of CROSS_TESTS (cat's options and format loops against GNU's,
+# tee's messages), with CROSS_TESTS32 on the 32-bit ones (files past 2
+# and 4 GiB).  amd64 natively.  What needs strace or native memory
+# skips under the emulator (NATIVE).
 ARCHES = amd64 arm64 armhf i386 ppc64el riscv64 s390x
+FULL_ARCHES = i386 s390x
 CROSS_TESTS = t/t1002-tee-errors.sh t/t3001-cat-options.sh
 CROSS_TESTS32 = t/t2012-large-files.sh
-CROSS_MATRIX = t/t3003-cat-matrix.sh
-MATRIX_ARCHES = i386 s390x
+cross_tests = $(if $(filter $(1),$(FULL_ARCHES)),$(wildcard t/t[0-9]*.sh),$(CROSS_TESTS))
 # Each architecture a rule of its own, so that `make -j2 check-cross`
-# runs two at once, a CPU each.
-check-cross: $(ARCHES:%=check-cross-%)
-
-# The whole make check (every shell test) on MATRIX_ARCHES, the 32-bit
-# and the big-endian one, under qemu-user: `make -j2 check-cross-full`.
-# Past CI's budget (README).
-check-cross-full:
-	$(MAKE) $(MATRIX_ARCHES:%=check-cross-%) CROSS_TESTS="$(wildcard t/t[0-9]*.sh)" \
-		CROSS_TESTS32= CROSS_MATRIX=
+# runs two at once; the long ones first.
+check-cross: $(FULL_ARCHES:%=check-cross-%) \
+	$(filter-out $(FULL_ARCHES:%=check-cross-%),$(ARCHES:%=check-cross-%))
 
 $(ARCHES:%=check-cross-%): check-cross-%:
 	MAKE="$(MAKE)" CFLAGS="$(CFLAGS)" ARCHES="$*" \
-		CROSS_TESTS="$(CROSS_TESTS)" CROSS_TESTS32="$(CROSS_TESTS32)" \
-		CROSS_MATRIX="$(CROSS_MATRIX)" MATRIX_ARCHES="$(MATRIX_ARCHES)" \
-		scripts/check-cross
+		CROSS_TESTS="$(call cross_tests,$*)" \
+		CROSS_TESTS32="$(CROSS_TESTS32)" scripts/check-cross
 
 # The Debian packages (sluice, libsluice2, libsluice-dev), built from the
 # release tarball: twice, compared byte for byte; lintian on them; then
@@ -477,7 +471,7 @@ clean:
 
 .PHONY: all bin libs sluice unit check check-san check-format-portable \
 	check-tsan check-host check-multi static check-static check-clang \
-	check-nonls check-cross check-cross-full $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
+	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-diff \
