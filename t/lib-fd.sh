@@ -65,6 +65,36 @@ with_socket_stdin() {
 	test_python3 -c "$SOCKET_STDIN_PY" "$@"
 }
 
+# SOCKET_STDOUT_PY: the program that runs CMD with its stdout a unix
+# stream socket and copies what comes out of it to this stdout, then
+# exits as CMD did (by the same signal, if one killed it); SIGPIPE at
+# its default for CMD.  A file, not a function, as it goes where a word
+# list must (in front of the command after with_faults): the script
+# writes it once, printf '%s\n' "$SOCKET_STDOUT_PY" >FILE, and runs
+# "$(python3_path)" -I -S FILE CMD...  For cases that need PYTHON3.
+SOCKET_STDOUT_PY='
+import os, signal, socket, sys
+a, b = socket.socketpair()
+pid = os.fork()
+if pid == 0:
+    a.close()
+    os.dup2(b.fileno(), 1)
+    b.close()
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.execvp(sys.argv[1], sys.argv[1:])
+b.close()
+while True:
+    d = a.recv(65536)
+    if not d:
+        break
+    os.write(1, d)
+st = os.waitpid(pid, 0)[1]
+if os.WIFSIGNALED(st):
+    signal.signal(os.WTERMSIG(st), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(st))
+sys.exit(os.WEXITSTATUS(st))
+'
+
 # with_record_stdin KIND SIZE CMD...: run CMD with its stdin a socket
 # that keeps records apart, KIND seqpacket or dgram (a unix socket pair
 # of that type), that carries this stdin in records of SIZE bytes (the

@@ -23,42 +23,11 @@ PRIOR="prior content
 "
 
 # The command in front of tee: empty, or with_faults SPEC (tee_set_faults);
-# then sockout for a socket stdout, or nothing.
+# then sockout.py (lib-fd.sh's SOCKET_STDOUT_PY) for a socket stdout, or
+# nothing.
 WRAP=
 OUTWRAP=
 
-# Python ignores SIGPIPE and exec would pass that on: the python wrappers
-# restore the default.
-
-# sockout.py CMD...: run CMD with stdout a unix stream socket, and copy
-# what comes out of it to this stdout; exit as CMD did (by the same
-# signal if one killed it).  A script, not a function, as it goes in
-# front of tee after with_faults; tee_write_sockout FILE writes it, run as
-# "$(python3_path)" -I -S FILE CMD...
-tee_write_sockout() {
-	$SYS_CAT >"$1" <<-\EOF
-	import os, signal, socket, sys
-	a, b = socket.socketpair()
-	pid = os.fork()
-	if pid == 0:
-	    a.close()
-	    os.dup2(b.fileno(), 1)
-	    b.close()
-	    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-	    os.execvp(sys.argv[1], sys.argv[1:])
-	b.close()
-	while True:
-	    d = a.recv(65536)
-	    if not d:
-	        break
-	    os.write(1, d)
-	st = os.waitpid(pid, 0)[1]
-	if os.WIFSIGNALED(st):
-	    signal.signal(os.WTERMSIG(st), signal.SIG_DFL)
-	    os.kill(os.getpid(), os.WTERMSIG(st))
-	sys.exit(os.WEXITSTATUS(st))
-	EOF
-}
 # tee_trickle: copy stdin to stdout in small pieces of varied sizes, with
 # a short sleep after each.  Needs PYTHON3.
 tee_trickle() {
@@ -250,7 +219,7 @@ tee_matrix() {
 }
 
 test_expect_success 'setup: inputs' '
-	tee_write_sockout "$TRASH/sockout.py" &&
+	printf "%s\n" "$SOCKET_STDOUT_PY" >"$TRASH/sockout.py" &&
 	for n in $SIZES $LATE $BIG; do
 		head -c $n /dev/urandom >"$TRASH/in.$n" &&
 		{ printf "$PRIOR" && $SYS_CAT "$TRASH/in.$n"; } >"$TRASH/app.$n" ||

@@ -15,35 +15,11 @@ SIZES="0 1 4095 4096 4097 65535 65536 65537 1048577"
 PRIOR="prior content
 "
 
-# Python ignores SIGPIPE and exec would pass that on: the wrappers
-# (with_socket_stdin, sockout.py) restore the default before they exec
-# the command.
+# A socket stdout: sockout.py CMD..., lib-fd.sh's SOCKET_STDOUT_PY, run
+# as "$(python3_path)" -I -S "$TRASH/sockout.py" CMD...
+printf '%s\n' "$SOCKET_STDOUT_PY" >"$TRASH/sockout.py"
 
-# sockout.py CMD...: run CMD with stdout a unix stream socket, and copy
-# what comes out of it to this stdout; exit as CMD did.  A script, not a
-# function, as it may go after with_socket_stdin; run as
-# "$(python3_path)" -I -S "$TRASH/sockout.py" CMD...
-$GNU_CAT >"$TRASH/sockout.py" <<-\EOF
-	import os, signal, socket, sys
-	a, b = socket.socketpair()
-	pid = os.fork()
-	if pid == 0:
-	    a.close()
-	    os.dup2(b.fileno(), 1)
-	    b.close()
-	    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-	    os.execvp(sys.argv[1], sys.argv[1:])
-	b.close()
-	while True:
-	    d = a.recv(65536)
-	    if not d:
-	        break
-	    os.write(1, d)
-	st = os.waitpid(pid, 0)[1]
-	sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
-	EOF
-
-# The command in front of cat: $SOCKOUT for a socket stdout, or nothing.
+# The command in front of cat: sockout.py for a socket stdout, or nothing.
 OUTWRAP=
 
 # cat_run_in SRC SIZE OPT: cat [OPT] with input SRC of SIZE bytes on
