@@ -263,7 +263,7 @@ ARCHES = amd64 arm64 armhf i386 ppc64el riscv64 s390x
 FULL_ARCHES = i386 s390x
 CROSS_TESTS = t/t1002-tee-errors.sh t/t3001-cat-options.sh
 CROSS_TESTS32 = t/t2012-large-files.sh
-cross_tests = $(if $(filter $(1),$(FULL_ARCHES)),$(wildcard t/t[0-9]*.sh),$(CROSS_TESTS))
+full = $(filter $(1),$(FULL_ARCHES))
 # Each architecture a rule of its own, so that `make -j2 check-cross`
 # runs two at once; the long ones first.
 check-cross: $(FULL_ARCHES:%=check-cross-%) \
@@ -271,8 +271,9 @@ check-cross: $(FULL_ARCHES:%=check-cross-%) \
 
 $(ARCHES:%=check-cross-%): check-cross-%:
 	MAKE="$(MAKE)" CFLAGS="$(CFLAGS)" ARCHES="$*" \
-		CROSS_TESTS="$(call cross_tests,$*)" \
-		CROSS_TESTS32="$(CROSS_TESTS32)" scripts/check-cross
+		CROSS_TESTS="$(if $(call full,$*),$(wildcard t/t[0-9]*.sh),$(CROSS_TESTS))" \
+		CROSS_TESTS32="$(if $(call full,$*),,$(CROSS_TESTS32))" \
+		scripts/check-cross
 
 # The Debian packages (sluice, libsluice2, libsluice-dev), built from the
 # release tarball: twice, compared byte for byte; lintian on them; then
