@@ -1,4 +1,4 @@
-# sluice: fast yes, tee and cat.  See README.md.  GNU make: the
+# spate: fast yes, tee and cat.  See README.md.  GNU make: the
 # rules use % patterns.  Recipes longer than a few lines are in scripts/.
 
 include config.mk
@@ -42,7 +42,7 @@ UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
 UNITHDR = t/unit/tap.h t/unit/lib-xfer.h
 MAN = man/yes.1 man/tee.1 man/cat.1
-# The commands of the multi-call sluice: src/multicall.c's table names them.
+# The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
 
 LIBOBJ = $(LIBSRC:%.c=$(BUILD)/%.o)
@@ -50,16 +50,16 @@ PICOBJ = $(LIBSRC:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/sluice.h src/cmd.h lib/cpu.h lib/engine.h lib/fanout.h \
+HDR = include/spate.h src/cmd.h lib/cpu.h lib/engine.h lib/fanout.h \
 	lib/format.h lib/format-loops.h lib/sys.h
 
 # The engine starts threads (lib/lanes.c): before glibc 2.34 that takes
-# libpthread, which -pthread links (sluice.pc asks for it too, for a
+# libpthread, which -pthread links (spate.pc asks for it too, for a
 # static link); glibc 2.34 and later, and musl, have it in libc.
 THREADS = -pthread
 
-# The ABI version of libsluice.so: bump it when the API changes.
-SONAME = libsluice.so.2
+# The ABI version of libspate.so: bump it when the API changes.
+SONAME = libspate.so.2
 
 # The binutils of $(CC)'s target, so that `make CC=aarch64-linux-gnu-gcc`
 # (or debhelper's cross build, which passes CC alone) cross-builds: a
@@ -89,11 +89,11 @@ STATICTESTS = t/t0002-yes-stream.sh t/t0004-yes-errors.sh t/t9001-man.sh \
 	t/t1003-tee-matrix.sh t/t3003-cat-matrix.sh t/t9002-cat-man.sh \
 	t/t9202-nls-text.sh
 
-all: bin sluice libs
+all: bin spate libs
 
 bin: $(BUILD)/yes $(BUILD)/tee $(BUILD)/cat
 
-libs: $(BUILD)/libsluice.a $(BUILD)/libsluice.so
+libs: $(BUILD)/libspate.a $(BUILD)/libspate.so
 
 $(BUILD)/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
@@ -110,29 +110,29 @@ $(BUILD)/engine.a: $(LIBOBJ)
 	$(AR) rcs $@ $(LIBOBJ)
 
 # The installed archive is one object whose only global names are the
-# sl_* API that lib/sluice.map lists: the engine's internals (write_all,
+# sl_* API that lib/spate.map lists: the engine's internals (write_all,
 # fmt_run ...) are local to it, so that they cannot clash with the names
 # of a program that links it.  The compiler driver links the objects
 # (-r), so that the linker is its target's, not the bare ld of the host.
-$(BUILD)/libsluice.a: $(LIBOBJ) lib/sluice.map
+$(BUILD)/libspate.a: $(LIBOBJ) lib/spate.map
 	rm -f $@
-	$(CC) -r -nostdlib -o $(BUILD)/libsluice.o $(LIBOBJ)
-	sed -n 's/^[[:space:]]*\(sl_[a-z_]*\);$$/\1/p' lib/sluice.map \
-		>$(BUILD)/libsluice.syms
-	$(OBJCOPY) --keep-global-symbols=$(BUILD)/libsluice.syms \
-		$(BUILD)/libsluice.o
-	$(AR) rcs $@ $(BUILD)/libsluice.o
+	$(CC) -r -nostdlib -o $(BUILD)/libspate.o $(LIBOBJ)
+	sed -n 's/^[[:space:]]*\(sl_[a-z_]*\);$$/\1/p' lib/spate.map \
+		>$(BUILD)/libspate.syms
+	$(OBJCOPY) --keep-global-symbols=$(BUILD)/libspate.syms \
+		$(BUILD)/libspate.o
+	$(AR) rcs $@ $(BUILD)/libspate.o
 
 $(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(ISAFLAGS) -fPIC -c -o $@ $<
 
 # The version script keeps every name but the sl_* API private.
-$(BUILD)/$(SONAME): $(PICOBJ) lib/sluice.map
+$(BUILD)/$(SONAME): $(PICOBJ) lib/spate.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
-		-Wl,--version-script=lib/sluice.map -o $@ $(PICOBJ) $(THREADS)
+		-Wl,--version-script=lib/spate.map -o $@ $(PICOBJ) $(THREADS)
 
-$(BUILD)/libsluice.so: $(BUILD)/$(SONAME)
+$(BUILD)/libspate.so: $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
 $(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
@@ -147,15 +147,15 @@ $(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) \
 		$(BUILD)/engine.a $(THREADS)
 
-# The multi-call sluice: each command compiled again with its main()
+# The multi-call spate: each command compiled again with its main()
 # renamed CMD_main, and src/multicall.c's main() to choose one by name.
-sluice: $(BUILD)/sluice
+spate: $(BUILD)/spate
 
 $(BUILD)/multi/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_main -c -o $@ $<
 
-$(BUILD)/sluice: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
+$(BUILD)/spate: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
 		$(BUILD)/engine.a $(THREADS)
 
@@ -190,7 +190,7 @@ check: all unit $(INJECT)
 
 # The same tests against an ASan+UBSan build.
 check-san:
-	SLUICE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
+	SPATE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
 
 # The fan-out's unit tests, threads and lanes included, under
 # ThreadSanitizer.
@@ -216,27 +216,27 @@ SELF_CHECKED = t/t0002-yes-stream.sh t/t1003-tee-matrix.sh \
 check-host: $(INJECT)
 	TEST_HOST=1 t/run $(filter-out $(SELF_CHECKED),$(wildcard t/t[0-9]*.sh))
 
-# The shell tests against the multi-call sluice, called through links
+# The shell tests against the multi-call spate, called through links
 # yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
 # MULTI_TESTS names.
 MULTI_TESTS = t/t[0-9]*.sh
-check-multi: bin sluice $(INJECT)
+check-multi: bin spate $(INJECT)
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
-	for c in sluice $(COMMANDS); do \
-		ln -s ../../sluice $(BUILD)/multi/bin/$$c || exit 1; done
-	BUILD=$(BUILD) SLUICE_BIN=$(BUILD)/multi/bin t/run $(MULTI_TESTS)
+	for c in spate $(COMMANDS); do \
+		ln -s ../../spate $(BUILD)/multi/bin/$$c || exit 1; done
+	BUILD=$(BUILD) SPATE_BIN=$(BUILD)/multi/bin t/run $(MULTI_TESTS)
 
 # Self-contained static binaries, linked with musl, in build-static: the
-# separate commands and the multi-call sluice.
+# separate commands and the multi-call spate.
 static:
-	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin sluice
+	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin spate
 
 # The unit tests and data-path shell tests of the static build, which
 # must need no loader and no libc.so.
 check-static:
-	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin sluice unit
+	$(MAKE) BUILD=build-static CC="$(MUSLCC)" LDFLAGS=-static bin spate unit
 	for b in build-static/yes build-static/tee build-static/cat \
-	    build-static/sluice; do \
+	    build-static/spate; do \
 		if readelf -d $$b | grep -q NEEDED; then \
 			echo "$$b is not static"; exit 1; fi; done
 	BUILD=build-static t/run build-static/unit/* $(STATICTESTS)
@@ -275,20 +275,20 @@ $(ARCHES:%=check-cross-%): check-cross-%:
 		CROSS_TESTS32="$(if $(call full,$*),,$(CROSS_TESTS32))" \
 		scripts/check-cross
 
-# The Debian packages (sluice, libsluice2, libsluice-dev), built from the
+# The Debian packages (spate, libspate2, libspate-dev), built from the
 # release tarball: twice, compared byte for byte; lintian on them; then
-# installed, tested (/usr/lib/sluice/bin, the library by pkg-config) and
+# installed, tested (/usr/lib/spate/bin, the library by pkg-config) and
 # removed; then cross-built for CROSS_ARCH (arm64 unless set), its
 # commands run under qemu-user.  check-repro and check-lintian are each
 # step alone.
 check-deb: dist
-	TARBALL=sluice-$(VERSION).tar.gz QUICK="$(QUICK)" debian/check
+	TARBALL=spate-$(VERSION).tar.gz QUICK="$(QUICK)" debian/check
 
 check-repro: dist
-	TARBALL=sluice-$(VERSION).tar.gz debian/check repro
+	TARBALL=spate-$(VERSION).tar.gz debian/check repro
 
 check-lintian: dist
-	TARBALL=sluice-$(VERSION).tar.gz debian/check lintian
+	TARBALL=spate-$(VERSION).tar.gz debian/check lintian
 
 # README.md's set-up and `make check` in a fresh minimal Debian, and the
 # .debs built there from the source package with only its Build-Depends
@@ -298,7 +298,7 @@ FRESH_STEPS =
 check-fresh:
 	VERSION=$(VERSION) scripts/check-fresh $(FRESH_STEPS)
 
-# sluice-as-coreutils, the package that makes sluice's cat, tee and yes
+# spate-as-coreutils, the package that makes spate's cat, tee and yes
 # the system's, in a fresh minimal Debian (scripts/check-fresh system,
 # debian/check-as-coreutils): root, mmdebstrap, dpkg-dev, debhelper.
 check-system:
@@ -320,7 +320,7 @@ bench: all bench-bin
 install: install-bin$(MULTICALL:1=-multi) install-lib
 
 # The commands and their man pages.  rm first: cp would write through
-# the links that an install with MULTICALL=1 left, into sluice.
+# the links that an install with MULTICALL=1 left, into spate.
 install-bin: bin
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1
 	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee \
@@ -332,42 +332,42 @@ install-bin: bin
 	chmod 644 $(DESTDIR)$(MANPREFIX)/man1/yes.1 \
 		$(DESTDIR)$(MANPREFIX)/man1/tee.1 $(DESTDIR)$(MANPREFIX)/man1/cat.1
 
-# MULTICALL=1: the multi-call sluice, the commands as links to it, and
+# MULTICALL=1: the multi-call spate, the commands as links to it, and
 # the man pages.
-install-bin-multi: sluice
+install-bin-multi: spate
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1
-	cp -f $(BUILD)/sluice $(DESTDIR)$(BINDIR)/
-	chmod 755 $(DESTDIR)$(BINDIR)/sluice
+	cp -f $(BUILD)/spate $(DESTDIR)$(BINDIR)/
+	chmod 755 $(DESTDIR)$(BINDIR)/spate
 	for c in $(COMMANDS); do \
-		ln -sf sluice $(DESTDIR)$(BINDIR)/$$c || exit 1; done
-	cp -f $(MAN) man/sluice.1 $(DESTDIR)$(MANPREFIX)/man1/
-	for m in yes tee cat sluice; do \
+		ln -sf spate $(DESTDIR)$(BINDIR)/$$c || exit 1; done
+	cp -f $(MAN) man/spate.1 $(DESTDIR)$(MANPREFIX)/man1/
+	for m in yes tee cat spate; do \
 		chmod 644 $(DESTDIR)$(MANPREFIX)/man1/$$m.1 || exit 1; done
 
 # The engine: static and shared library, header, pkg-config file.
 install-lib: libs
 	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR)
-	cp -f $(BUILD)/libsluice.a $(BUILD)/$(SONAME) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsluice.so
-	chmod 644 $(DESTDIR)$(LIBDIR)/libsluice.a
+	cp -f $(BUILD)/libspate.a $(BUILD)/$(SONAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libspate.so
+	chmod 644 $(DESTDIR)$(LIBDIR)/libspate.a
 	chmod 755 $(DESTDIR)$(LIBDIR)/$(SONAME)
-	cp -f include/sluice.h $(DESTDIR)$(INCLUDEDIR)/
-	chmod 644 $(DESTDIR)$(INCLUDEDIR)/sluice.h
+	cp -f include/spate.h $(DESTDIR)$(INCLUDEDIR)/
+	chmod 644 $(DESTDIR)$(INCLUDEDIR)/spate.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e "s|@VERSION@|$(VERSION)|" \
-		sluice.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
-	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
+		spate.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/spate.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/spate.pc
 
-# Whichever install it was: the multi-call sluice too, if there.
+# Whichever install it was: the multi-call spate too, if there.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/yes $(DESTDIR)$(BINDIR)/tee $(DESTDIR)$(BINDIR)/cat \
-		$(DESTDIR)$(BINDIR)/sluice
+		$(DESTDIR)$(BINDIR)/spate
 	rm -f $(DESTDIR)$(MANPREFIX)/man1/yes.1 $(DESTDIR)$(MANPREFIX)/man1/tee.1 \
-		$(DESTDIR)$(MANPREFIX)/man1/cat.1 $(DESTDIR)$(MANPREFIX)/man1/sluice.1
-	rm -f $(DESTDIR)$(LIBDIR)/libsluice.a $(DESTDIR)$(LIBDIR)/$(SONAME) \
-		$(DESTDIR)$(LIBDIR)/libsluice.so $(DESTDIR)$(INCLUDEDIR)/sluice.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/sluice.pc
+		$(DESTDIR)$(MANPREFIX)/man1/cat.1 $(DESTDIR)$(MANPREFIX)/man1/spate.1
+	rm -f $(DESTDIR)$(LIBDIR)/libspate.a $(DESTDIR)$(LIBDIR)/$(SONAME) \
+		$(DESTDIR)$(LIBDIR)/libspate.so $(DESTDIR)$(INCLUDEDIR)/spate.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/spate.pc
 
 # Install into a scratch DESTDIR, test the installed commands, uninstall.
 check-install: all
@@ -382,7 +382,7 @@ check-example: all
 		LIBDIR="$(LIBDIR)" PKGCONFIGDIR="$(PKGCONFIGDIR)" \
 		SONAME="$(SONAME)" scripts/check-example
 
-# The release tarball sluice-$(VERSION).tar.gz: every tracked file but
+# The release tarball spate-$(VERSION).tar.gz: every tracked file but
 # those scripts/dist excludes.  distcheck builds, tests, installs and
 # uninstalls it in a fresh directory (scripts/distcheck).
 dist:
@@ -444,26 +444,26 @@ soak: bin
 
 # GNU coreutils' own tests of cat, tee and yes (t/README), from the newest
 # coreutils source the machine's Debian archive serves: with GNU's binaries,
-# then with those of SLUICE_BIN or $(BUILD) in their place.
+# then with those of SPATE_BIN or $(BUILD) in their place.
 check-gnu: bin
-	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) scripts/check-gnu
+	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-gnu
 
-# Whole suites with sluice as the system's cat, tee and yes (root, not
+# Whole suites with spate as the system's cat, tee and yes (root, not
 # run by CI: see README): GNU coreutils' every test, and git's t/.
 check-gnu-all: bin
-	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) GNU_TESTS=all scripts/check-gnu
+	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) GNU_TESTS=all scripts/check-gnu
 
 check-git: bin
-	SLUICE_BIN=$(or $(SLUICE_BIN),$(BUILD)) scripts/check-git
+	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-git
 
 # The differential scenario test against GNU (t/README): its self-test,
 # then DIFF_SECONDS of random scenarios from DIFF_SEED (when empty, a new
-# seed each run, printed) with the commands in SLUICE_BIN or $(BUILD).
+# seed each run, printed) with the commands in SPATE_BIN or $(BUILD).
 DIFF_SECONDS = 60
 DIFF_SEED =
 check-diff: bin check-diff-self
 	t/diff/run.py --seconds $(DIFF_SECONDS) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
-		--bin $(or $(SLUICE_BIN),$(BUILD))
+		--bin $(or $(SPATE_BIN),$(BUILD))
 
 check-diff-self:
 	t/diff/run.py --self-test
@@ -475,7 +475,7 @@ clean:
 		build-san build-tsan build-static build-clang build-nosse2 \
 		build-fuzz build-cross
 
-.PHONY: all bin libs sluice unit check check-san check-format-portable \
+.PHONY: all bin libs spate unit check check-san check-format-portable \
 	check-tsan check-host check-multi static check-static check-clang \
 	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \

@@ -1,7 +1,7 @@
-# sluice build configuration: edit here or override on the make command line.
+# spate build configuration: edit here or override on the make command line.
 
-# The version is the one in include/sluice.h, read when a recipe needs it.
-VERSION = $$(sed -n 's/^\#define SLUICE_VERSION "\(.*\)"$$/\1/p' include/sluice.h)
+# The version is the one in include/spate.h, read when a recipe needs it.
+VERSION = $$(sed -n 's/^\#define SPATE_VERSION "\(.*\)"$$/\1/p' include/spate.h)
 
 PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
@@ -10,7 +10,7 @@ LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 
-# MULTICALL = 1 makes `make install` install the multi-call sluice, with
+# MULTICALL = 1 makes `make install` install the multi-call spate, with
 # yes, tee and cat as links to it, in place of the three programs;
 # `make uninstall` removes either.
 MULTICALL =
@@ -21,8 +21,8 @@ PORTABLE =
 
 # NLS = 0 builds without message translation: every message in English,
 # into build-nonls.  With NLS = 1 the messages GNU coreutils has are
-# translated by its own catalogs (coreutils.mo), which sluice reads from
-# LOCALEDIR, where the coreutils package installs them; sluice has none.
+# translated by its own catalogs (coreutils.mo), which spate reads from
+# LOCALEDIR, where the coreutils package installs them; spate has none.
 NLS = 1
 LOCALEDIR = /usr/share/locale
 
@@ -31,12 +31,12 @@ CFLAGS = -O2 -g -Wall -Wextra
 # LFSFLAGS: a 64-bit off_t and time_t on every target, as they are on
 # 64-bit ones: a 32-bit build (i386, armhf) without them cannot open a
 # file of 2 GiB or more (EOVERFLOW), and its clock ends in 2038.  No
-# off_t or time_t is in sluice.h, so the library's ABI is the same for
+# off_t or time_t is in spate.h, so the library's ABI is the same for
 # a program built with them or without.  glibc 2.34 and later know
 # _TIME_BITS (it needs _FILE_OFFSET_BITS=64); musl's are 64-bit anyway.
 LFSFLAGS = -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
-CPPFLAGS = -Iinclude $(LFSFLAGS) $(PORTABLE:1=-DSLUICE_PORTABLE) \
-	$(if $(filter 1,$(NLS)),-DSLUICE_NLS -DSLUICE_LOCALEDIR='"$(LOCALEDIR)"')
+CPPFLAGS = -Iinclude $(LFSFLAGS) $(PORTABLE:1=-DSPATE_PORTABLE) \
+	$(if $(filter 1,$(NLS)),-DSPATE_NLS -DSPATE_LOCALEDIR='"$(LOCALEDIR)"')
 LDFLAGS =
 
 # Where objects and binaries go; the sanitizer, portable, static and

@@ -16,10 +16,10 @@ set key outside right top
 # older ones in a paler red.
 isgnu(t) = strstrt(t, "gnu-") == 1
 col(t) = t eq gnu_newest ? "#cc3311" : isgnu(t) ? "#ee9977" : \
-    t eq "sluice" ? "#0077bb" : \
+    t eq "spate" ? "#0077bb" : \
     t eq "busybox" ? "#009988" : t eq "toybox" ? "#ee7733" : \
     t eq "uutils" ? "#aa3377" : t eq "pv" ? "#999933" : "#333333"
-pt(t) = t eq gnu_newest ? 5 : isgnu(t) ? 4 : t eq "sluice" ? 7 : t eq "busybox" ? 9 : \
+pt(t) = t eq gnu_newest ? 5 : isgnu(t) ? 4 : t eq "spate" ? 7 : t eq "busybox" ? 9 : \
     t eq "toybox" ? 11 : t eq "uutils" ? 13 : t eq "pv" ? 3 : 1
 dt(t) = t eq "limit" ? 2 : 1
 
@@ -27,7 +27,7 @@ dt(t) = t eq "limit" ? 2 : 1
 if (exists("ncol_scenarios")) {
 set terminal pngcairo size 1800,640 font "sans,11" noenhanced
 set output "bench-scenarios.png"
-set title sprintf("sluice bench (%s): sluice and GNU, GiB/s per scenario, both ends of each pipe on one CPU (log scale; higher is better)", mode)
+set title sprintf("spate bench (%s): spate and GNU, GiB/s per scenario, both ends of each pipe on one CPU (log scale; higher is better)", mode)
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.9 border -1
@@ -44,7 +44,7 @@ plot for [i = 2:ncol_scenarios] "scenarios.csv" skip 1 using i:xtic(1) \
     title word(tools_scenarios, i - 1) lc rgb col(word(tools_scenarios, i - 1))
 
 set output "bench-cpu.png"
-set title sprintf("sluice bench (%s): CPU time of the tool per GiB moved, user + system seconds (log scale; lower is better)", mode)
+set title sprintf("spate bench (%s): CPU time of the tool per GiB moved, user + system seconds (log scale; lower is better)", mode)
 set ylabel "CPU s/GiB"
 set yrange [*:*]
 plot for [i = 2:ncol_scenarios] "cpu.csv" skip 1 using i:xtic(1) \
@@ -78,7 +78,7 @@ plot for [i = 2:ncol_yes_linelen] "yes-linelen.csv" skip 1 using 1:i \
 
 if (exists("ncol_tee_pipesz")) {
 set output "bench-tee-pipesz.png"
-set title sprintf("tee: pipe > tee /dev/null > pipe against pipe size (%s); sluice grows its pipes to 1 MiB", mode)
+set title sprintf("tee: pipe > tee /dev/null > pipe against pipe size (%s); spate grows its pipes to 1 MiB", mode)
 set logscale x 2
 set xlabel "pipe size, KiB (all pipes the bench makes)"
 set xtics auto

@@ -3,7 +3,7 @@
 #
 #	awk -v res=DIR -v total=SECONDS -v mode=MODE -f report.awk META RAW
 #
-# META, tab-separated: "tool ID LABEL" in column order (sluice, the GNUs
+# META, tab-separated: "tool ID LABEL" in column order (spate, the GNUs
 # newest first, peers, limit), and "row NAME FAMILY UNIT SHORT TEXT" in
 # row order; UNIT is rate (GiB/s), us (per iteration) or kib (peak RSS).
 # RAW, one run a line: SCENARIO PARAM TOOL ROUND N BYTES NS CPU_NS
@@ -154,17 +154,17 @@ function columns(f,    t, r, sc) {
 
 END {
 	# ---- one sentence per row, against every GNU measured
-	print "## Summary (sluice against each GNU version, median ratio of the rounds and its range)\n"
+	print "## Summary (spate against each GNU version, median ratio of the rounds and its range)\n"
 	for (i = 1; i <= nfam; i++) {
 		columns(fams[i])
 		for (r = 1; r <= nrowdef; r++) {
 			sc = rowname[r]
-			k = sc SUBSEP "-" SUBSEP "sluice"
+			k = sc SUBSEP "-" SUBSEP "spate"
 			if (family[sc] != fams[i] || !(k in cnt) || !ng)
 				continue
 			stats(k)
 			if (unit[sc] == "kib") {
-				line = "- sluice " fams[i] " peaked at " fmt(MED) " KiB of memory"
+				line = "- spate " fams[i] " peaked at " fmt(MED) " KiB of memory"
 				for (g = 1; g <= ng; g++)
 					if ((sc, "-", gcol[g]) in cnt) {
 						stats(sc SUBSEP "-" SUBSEP gcol[g])
@@ -175,16 +175,16 @@ END {
 			}
 			line = ""
 			for (g = 1; g <= ng; g++)
-				if (ratio(sc, "-", "sluice", gcol[g]))
+				if (ratio(sc, "-", "spate", gcol[g]))
 					line = line (line == "" ? "" : ", ") rtext(label[gcol[g]])
 			if (line == "")
 				continue
-			if (ratio(sc, "-", "sluice", "serial"))
+			if (ratio(sc, "-", "spate", "serial"))
 				line = line ", " rtext(label["serial"])
-			if (ratio(sc, "-", "sluice", "split"))
+			if (ratio(sc, "-", "spate", "split"))
 				line = line ", " rtext(label["split"])
 			stats(k)
-			printf "- sluice %s ran %s: %s (%s %s)\n", fams[i], line, text[sc], fmt(MED), unitname(sc)
+			printf "- spate %s ran %s: %s (%s %s)\n", fams[i], line, text[sc], fmt(MED), unitname(sc)
 		}
 	}
 
@@ -194,7 +194,7 @@ END {
 		if (!ncol)
 			continue
 		if (!captioned++)
-			print "\nIn the tables: GiB/s unless the row says otherwise, the median of the runs; \"sluice vs GNU\": how many times faster sluice ran than that GNU in the same round (start-up: quicker; memory: smaller), median (min-max) over the rounds; -: not run or failed (see Problems)."
+			print "\nIn the tables: GiB/s unless the row says otherwise, the median of the runs; \"spate vs GNU\": how many times faster spate ran than that GNU in the same round (start-up: quicker; memory: smaller), median (min-max) over the rounds; -: not run or failed (see Problems)."
 		printf "\n## %s\n\n", fams[i]
 		line = "| scenario"
 		sep = "|---"
@@ -203,10 +203,10 @@ END {
 			sep = sep "|---:"
 		}
 		for (g = 1; g <= ng; g++) {
-			line = line " | sluice vs " label[gcol[g]]
+			line = line " | spate vs " label[gcol[g]]
 			sep = sep "|---:"
 		}
-		# Rows that measure cores have sluice on one thread too, and
+		# Rows that measure cores have spate on one thread too, and
 		# the split of their outputs over one-thread tees.
 		serial = splitcol = 0
 		for (c = 1; c <= ncol; c++) {
@@ -216,11 +216,11 @@ END {
 				splitcol = 1
 		}
 		if (serial) {
-			line = line " | sluice vs " label["serial"]
+			line = line " | spate vs " label["serial"]
 			sep = sep "|---:"
 		}
 		if (splitcol) {
-			line = line " | sluice vs " label["split"]
+			line = line " | spate vs " label["split"]
 			sep = sep "|---:"
 		}
 		print line " |"
@@ -252,11 +252,11 @@ END {
 				}
 			}
 			for (g = 1; g <= ng; g++)
-				line = line " | " (ratio(sc, "-", "sluice", gcol[g]) ? rtext() : "-")
+				line = line " | " (ratio(sc, "-", "spate", gcol[g]) ? rtext() : "-")
 			if (serial)
-				line = line " | " (ratio(sc, "-", "sluice", "serial") ? rtext() : "-")
+				line = line " | " (ratio(sc, "-", "spate", "serial") ? rtext() : "-")
 			if (splitcol)
-				line = line " | " (ratio(sc, "-", "sluice", "split") ? rtext() : "-")
+				line = line " | " (ratio(sc, "-", "spate", "split") ? rtext() : "-")
 			print line " |"
 		}
 	}
@@ -269,11 +269,11 @@ END {
 
 	printf "\ntotal bench time: %s s (%s)\n", total, mode
 
-	# ---- the bar charts' data: the throughput rows, sluice, the GNUs
+	# ---- the bar charts' data: the throughput rows, spate, the GNUs
 	# and the limit loops
 	hdr = "scenario"
 	for (t = 1; t <= ntool; t++)
-		if (tool[t] != "limit" && inchart[tool[t]] && (tool[t] == "sluice" || tool[t] ~ /^gnu-/))
+		if (tool[t] != "limit" && inchart[tool[t]] && (tool[t] == "spate" || tool[t] ~ /^gnu-/))
 			hdr = hdr "," tool[t]
 	nc = split(hdr, h, ",")
 	print hdr >(res "/scenarios.csv")
@@ -281,7 +281,7 @@ END {
 	nsc = 0
 	for (r = 1; r <= nrowdef; r++) {
 		sc = rowname[r]
-		if (!((sc, "sluice") in chart))
+		if (!((sc, "spate") in chart))
 			continue
 		line = cline = short[sc]
 		for (c = 2; c <= nc; c++) {
@@ -316,7 +316,7 @@ END {
 
 # A pivot table of the curves SCS (space-separated scenarios sharing one
 # parameter): a row per scenario and value, a column per tool and one of
-# sluice against the newest GNU; and a CSV per scenario for the charts.
+# spate against the newest GNU; and a CSV per scenario for the charts.
 function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hdr, u, nu, ng1, any, f, cl, sep, id) {
 	ns = split(scs, s, " ")
 	nu = 0
@@ -343,7 +343,7 @@ function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hd
 		sep = sep "|---:"
 	}
 	if (ng1 != "") {
-		line = line " | sluice vs " label[ng1]
+		line = line " | spate vs " label[ng1]
 		sep = sep "|---:"
 	}
 	print line " |"
@@ -382,7 +382,7 @@ function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hd
 				}
 			}
 			if (ng1 != "")
-				line = line " | " (ratio(sc, param, "sluice", ng1) ? rtext() : "-")
+				line = line " | " (ratio(sc, param, "spate", ng1) ? rtext() : "-")
 			print line " |"
 			print cl >f
 		}

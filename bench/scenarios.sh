@@ -301,7 +301,7 @@ smp_tee() {
 	while [ "$1" != -- ]; do fo+=("$1"); shift; done
 	shift
 	if [ "$tool" = split ]; then
-		taskset -c "$ALLCPU" "$BB/fan" "${fo[@]}" -- env SLUICE_THREADS=1 \
+		taskset -c "$ALLCPU" "$BB/fan" "${fo[@]}" -- env SPATE_THREADS=1 \
 		    BB="$BB" "$here/split-tee" "$n" "$NCPU" "$BUILD/tee" "$@" \
 		    </dev/null 2>"$T/err"
 		ok "${PIPESTATUS[@]}"

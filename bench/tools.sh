@@ -1,11 +1,11 @@
 # bench/tools.sh: which tools bench/run compares, and how to run each.
 # shellcheck shell=bash
-# Sourced by bench/run, which sets BUILD (sluice's commands) and BB (the
+# Sourced by bench/run, which sets BUILD (spate's commands) and BB (the
 # helper programs).
 #
 # A tool is one word:
-#   sluice       $BUILD/yes, tee, cat (a command that is not built has no rows)
-#   serial       $BUILD/tee with SLUICE_THREADS=1: copies on one thread
+#   spate       $BUILD/yes, tee, cat (a command that is not built has no rows)
+#   serial       $BUILD/tee with SPATE_THREADS=1: copies on one thread
 #   gnu-VERSION  GNU coreutils VERSION: /usr/bin, and each directory of
 #                BENCH_GNU (dir[:dir...]) holding GNU builds; the version
 #                is the last word of the first line of `CMD --version`
@@ -58,8 +58,8 @@ find_gnu() { # DIR...
 set_cmd() { # COMMAND TOOL
 	case $2 in
 	gnu-*) CMD=("${GNU_PATH["$1 $2"]}") ;;
-	sluice) CMD=("$BUILD/$1") ;;
-	serial) CMD=(env SLUICE_THREADS=1 "$BUILD/$1") ;;
+	spate) CMD=("$BUILD/$1") ;;
+	serial) CMD=(env SPATE_THREADS=1 "$BUILD/$1") ;;
 	busybox) CMD=(busybox "$1") ;;
 	toybox) CMD=(toybox "$1") ;;
 	uutils) CMD=(coreutils "$1") ;;
@@ -96,19 +96,19 @@ find_peers() {
 	fi
 	command -v gnuplot >/dev/null 2>&1 || MISSING+=(gnuplot)
 	command -v taskset >/dev/null 2>&1 || MISSING+=(taskset)
-	LABEL[sluice]=sluice
-	LABEL[serial]="sluice, 1 thread"
+	LABEL[spate]=spate
+	LABEL[serial]="spate, 1 thread"
 	LABEL[pv]=pv
 	LABEL[limit]="limit loop"
 	LABEL[split]="split over $NCPU tees"
 }
 
-# TOOLS: every tool of COMMAND's rows: sluice (if built), the GNUs, the
+# TOOLS: every tool of COMMAND's rows: spate (if built), the GNUs, the
 # peers, then EXTRA (limit, pv) as given.
 tools_for() { # COMMAND [EXTRA...]
 	local -n g=GNU_$1 p=PEERS_$1
 	TOOLS=()
-	[ -x "$BUILD/$1" ] && TOOLS+=(sluice)
+	[ -x "$BUILD/$1" ] && TOOLS+=(spate)
 	shift
 	TOOLS+=("${g[@]}" "${p[@]}" "$@")
 }

@@ -1,7 +1,7 @@
 /*
- * yes-lite: the smallest yes, on the sluice engine.
+ * yes-lite: the smallest yes, on the spate engine.
  *
- *	cc -o yes-lite yes-lite.c $(pkg-config --cflags --libs sluice)
+ *	cc -o yes-lite yes-lite.c $(pkg-config --cflags --libs spate)
  *	./yes-lite 'hello' | head -n 3
  */
 #include <err.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sluice.h>
+#include <spate.h>
 
 int
 main(int argc, char *argv[])

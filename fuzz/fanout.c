@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "fanout.h"
 
@@ -174,7 +174,7 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	for (i = 0; i < reps; i++)
 		memcpy(data + i * size, in, size);
 
-	if (setenv("SLUICE_ZEROCOPY", zc ? "1" : "0", 1) == -1)
+	if (setenv("SPATE_ZEROCOPY", zc ? "1" : "0", 1) == -1)
 		die("setenv");
 
 	for (i = 0; i < nout; i++) {

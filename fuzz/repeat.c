@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 
 #define HDR	5
 
@@ -55,7 +55,7 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		die("fork");
 	if (pid == 0) {
 		close(p[0]);
-		if (setenv("SLUICE_ZEROCOPY", flags & 1 ? "0" : "1", 1) == -1)
+		if (setenv("SPATE_ZEROCOPY", flags & 1 ? "0" : "1", 1) == -1)
 			_exit(3);
 		if (flags & 2) {
 			int fl = fcntl(p[1], F_GETFL);

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "fanout.h"
 
 void

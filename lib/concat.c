@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "format.h"
 

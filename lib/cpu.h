@@ -1,9 +1,9 @@
 /*
- * Private to libsluice: which instruction sets this CPU has, among those
+ * Private to libspate: which instruction sets this CPU has, among those
  * cat's loops (lib/format*.c) are written for.
  */
-#ifndef SLUICE_CPU_H
-#define SLUICE_CPU_H
+#ifndef SPATE_CPU_H
+#define SPATE_CPU_H
 
 /* The SIMD levels of cat's loops, each a superset of the one before. */
 enum simd_level {

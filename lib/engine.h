@@ -1,17 +1,17 @@
 /*
- * Private to libsluice: the pieces the engine's operations (repeat,
+ * Private to libspate: the pieces the engine's operations (repeat,
  * fanout, concat) are built from; doc/design.md says how they fit.
  * Nothing here is exported: both libraries export only the sl_* names
- * that lib/sluice.map lists.
+ * that lib/spate.map lists.
  */
-#ifndef SLUICE_ENGINE_H
-#define SLUICE_ENGINE_H
+#ifndef SPATE_ENGINE_H
+#define SPATE_ENGINE_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "sluice.h"
+#include "spate.h"
 struct stat;
 
 /* What a descriptor is, as far as the choice of system call goes. */

@@ -5,14 +5,14 @@
  * threads (lib/lanes.c) and the signals held meanwhile (lib/signals.c).
  * doc/design.md, "Fan-out", says how they fit.
  */
-#ifndef SLUICE_FANOUT_H
-#define SLUICE_FANOUT_H
+#ifndef SPATE_FANOUT_H
+#define SPATE_FANOUT_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 
 /*

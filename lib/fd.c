@@ -104,11 +104,11 @@ end_keeps_writes(const struct end *e)
 	return e->records || e->packets;
 }
 
-/* Return 1 unless SLUICE_ZEROCOPY=0 or the build asks for read/write. */
+/* Return 1 unless SPATE_ZEROCOPY=0 or the build asks for read/write. */
 int
 zerocopy_allowed(void)
 {
-	const char *v = getenv("SLUICE_ZEROCOPY");
+	const char *v = getenv("SPATE_ZEROCOPY");
 
 	if (!sys_zerocopy())
 		return 0;

@@ -5,13 +5,13 @@
  * instruction sets, each file compiled for its own.  Every level keeps
  * the rules below and is tested against the portable model.
  */
-#ifndef SLUICE_FORMAT_LOOPS_H
-#define SLUICE_FORMAT_LOOPS_H
+#ifndef SPATE_FORMAT_LOOPS_H
+#define SPATE_FORMAT_LOOPS_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "format.h"
 
 /* Index in num of the tab after the digits, and of the last digit. */

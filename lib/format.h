@@ -1,11 +1,11 @@
 /*
- * Private to libsluice: cat's text transformations (-n -b -s -E -T -v),
+ * Private to libspate: cat's text transformations (-n -b -s -E -T -v),
  * as pure functions over memory.  No I/O: lib/concat.c reads, calls
  * fmt_run on each buffer it read and fmt_finish at the end of the text,
  * and writes what comes out.
  */
-#ifndef SLUICE_FORMAT_H
-#define SLUICE_FORMAT_H
+#ifndef SPATE_FORMAT_H
+#define SPATE_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +19,7 @@
  * that -E holds back until it sees whether a newline follows.
  */
 struct fmt {
-	unsigned flags;		/* SL_CAT_* of sluice.h */
+	unsigned flags;		/* SL_CAT_* of spate.h */
 	enum simd_level level;	/* the loops in use */
 	int level_set;		/* LEVEL decided: the CPU was asked */
 	char num[40];		/* GNU's counter: 18 digit places, a tab,

@@ -15,7 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "sys.h"
 #include "engine.h"
 

@@ -44,7 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "fanout.h"
 
 /* A worker's stack: it calls little and keeps its buffer on the heap. */
@@ -112,7 +112,7 @@ struct lanes {
 /*
  * How many threads, the fan-out's own included, NCOPY outputs that need
  * a copy warrant: one each, no more than the CPUs this process may run
- * on, and no more than SLUICE_THREADS says (1: the fan-out copies
+ * on, and no more than SPATE_THREADS says (1: the fan-out copies
  * alone).  0 means no workers at all.  How they share the copies:
  * size_lanes (sizes.c).
  */
@@ -120,7 +120,7 @@ size_t
 lanes_threads(size_t ncopy)
 {
 	cpu_set_t cpus;
-	const char *v = getenv("SLUICE_THREADS");
+	const char *v = getenv("SPATE_THREADS");
 	size_t n = ncopy;
 	long cap;
 

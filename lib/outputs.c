@@ -312,7 +312,7 @@ out_report(struct fan *f, int all)
 
 /*
  * Output I failed with ERR after the bytes it was given.  Without
- * threads FAIL is told at once (sluice.h); with them, at the end of the
+ * threads FAIL is told at once (spate.h); with them, at the end of the
  * round that completes GNU's read it came in (out_report), or at once if it
  * ends the process.
  */

@@ -2,7 +2,7 @@
  * The fan-out without its state: GNU tee's own loop, for when the
  * memory for the engine's state for the outputs cannot be had
  * (sl_fanout_flags).  GNU's tee, whose buffer is on its stack, copies
- * on short of memory; so does sluice's, through this loop, rather than
+ * on short of memory; so does spate's, through this loop, rather than
  * fail before it read a byte.
  */
 #define _GNU_SOURCE

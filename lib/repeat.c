@@ -7,7 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 
 /*
@@ -29,7 +29,7 @@
  * GNU yes writes one buffer of BUFSIZ (8 KiB) whole lines over and
  * over, or a single line if it is longer than half of that: on an output
  * that keeps writes apart (a record socket, a packet-mode pipe) those
- * are the records its readers get, and sluice writes the same ones.
+ * are the records its readers get, and spate writes the same ones.
  */
 #define GNU_RECORD	8192u
 

@@ -29,7 +29,7 @@
 #define LANE_MAX	(1L << 20)
 #define LANES_WINDOW	(LANE_MAX + LANE_MAX / 2)
 
-/* What sluice.h, tee(1) and doc/design.md say of the window. */
+/* What spate.h, tee(1) and doc/design.md say of the window. */
 _Static_assert(LANES_WINDOW == 3L << 19, "the window is 1.5 MiB");
 
 /*

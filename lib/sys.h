@@ -1,7 +1,7 @@
 /*
  * The Linux calls behind the zero-copy paths, in one place.
  *
- * A portable build (-DSLUICE_PORTABLE) compiles without them: each call
+ * A portable build (-DSPATE_PORTABLE) compiles without them: each call
  * fails with ENOSYS, and sys_zerocopy() says 0 so the engine never tries.
  * Even if it did, every caller already falls back to read/write when its
  * first zero-copy call fails, so ENOSYS takes the same path as a kernel
@@ -9,8 +9,8 @@
  *
  * Include this after defining _GNU_SOURCE, before any system header.
  */
-#ifndef SLUICE_SYS_H
-#define SLUICE_SYS_H
+#ifndef SPATE_SYS_H
+#define SPATE_SYS_H
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 
 /* Return 1: this build has the zero-copy calls. */
 static inline int
@@ -72,7 +72,7 @@ sys_pipe_resize(int fd, long size)
 	return fcntl(fd, F_SETPIPE_SZ, size);
 }
 
-#else	/* SLUICE_PORTABLE */
+#else	/* SPATE_PORTABLE */
 
 /* Fail with ENOSYS: the portable build has no such call. */
 static inline int
@@ -130,6 +130,6 @@ sys_pipe_resize(int fd, long size)
 	return sys_none();
 }
 
-#endif	/* SLUICE_PORTABLE */
+#endif	/* SPATE_PORTABLE */
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "cmd.h"
 
 /*

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "cmd.h"
 
-#ifdef SLUICE_NLS
+#ifdef SPATE_NLS
 #include <libintl.h>
 #endif
 
@@ -24,7 +24,7 @@ cmd_init(char *argv0)
 	program_invocation_short_name = argv0;
 }
 
-#ifdef SLUICE_NLS
+#ifdef SPATE_NLS
 char *
 cmd_gettext(const char *msgid)
 {
@@ -38,7 +38,7 @@ cmd_gettext(const char *msgid)
 	 * instructions.
 	 */
 	if (!bound) {
-		bindtextdomain("coreutils", SLUICE_LOCALEDIR);
+		bindtextdomain("coreutils", SPATE_LOCALEDIR);
 		bound = 1;
 	}
 	s = dgettext("coreutils", msgid);
@@ -50,19 +50,19 @@ cmd_gettext(const char *msgid)
 void
 cmd_help_footer(const char *name)
 {
-	printf("\nsluice %s: fast yes, tee and cat.  See %s(1) for details.\n",
-	    SLUICE_VERSION, name);
+	printf("\nspate %s: fast yes, tee and cat.  See %s(1) for details.\n",
+	    SPATE_VERSION, name);
 }
 
 void
 cmd_version(const char *name)
 {
-	printf("%s (sluice) %s\n"
-	    "Copyright (C) 2026 The sluice authors.\n"
+	printf("%s (spate) %s\n"
+	    "Copyright (C) 2026 The spate authors.\n"
 	    "License ISC: <https://opensource.org/licenses/ISC>.\n"
 	    "This is free software: you are free to change and redistribute it.\n"
 	    "There is NO WARRANTY, to the extent permitted by law.\n",
-	    name, SLUICE_VERSION);
+	    name, SPATE_VERSION);
 	exit(cmd_flush_stdout());
 }
 

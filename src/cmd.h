@@ -7,14 +7,14 @@
 /*
  * _(MSGID): MSGID in the language of the locale's LC_MESSAGES, from
  * GNU coreutils' own catalogs (the "coreutils" text domain), which
- * translate sluice as they translate GNU: so every text sluice shares
+ * translate spate as they translate GNU: so every text spate shares
  * with GNU 9.1 is written exactly as its msgid there, cut into the same
- * pieces.  sluice's own texts, which no catalog has (--version, the
- * last line of --help, the multi-call sluice's --help and messages),
+ * pieces.  spate's own texts, which no catalog has (--version, the
+ * last line of --help, the multi-call spate's --help and messages),
  * stay in English.  Without NLS (make NLS=0), MSGID as it is.
  * cmd_gettext(MSGID) is the lookup; it keeps errno.
  */
-#ifdef SLUICE_NLS
+#ifdef SPATE_NLS
 #define _(msgid) cmd_gettext(msgid)
 char *cmd_gettext(const char *msgid) __attribute__((format_arg(1)));
 #else

@@ -1,6 +1,6 @@
 /*
- * The multi-call sluice: every command in one program, chosen by the name
- * it is called by (man/sluice.1).  The installed program is `sluice`.
+ * The multi-call spate: every command in one program, chosen by the name
+ * it is called by (man/spate.1).  The installed program is `spate`.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "cmd.h"
 
 /*
@@ -82,7 +82,7 @@ usage(void)
 	for (i = 0; i < NCOMMANDS; i++)
 		printf(" %s", commands[i].name);
 	putchar('\n');
-	cmd_help_footer("sluice");
+	cmd_help_footer("spate");
 	exit(cmd_flush_stdout());
 }
 
@@ -100,7 +100,7 @@ list(void)
 int
 main(int argc, char *argv[])
 {
-	static char self[] = "sluice";
+	static char self[] = "spate";
 	const struct command *c;
 
 	/* A command called by its own name: nothing here to get in its way. */
@@ -121,7 +121,7 @@ main(int argc, char *argv[])
 	if (strcmp(argv[1], "--help") == 0)
 		usage();
 	if (strcmp(argv[1], "--version") == 0)
-		cmd_version("sluice");
+		cmd_version("spate");
 	if (strcmp(argv[1], "--list") == 0)
 		list();
 	if (argv[1][0] == '-') {
@@ -130,7 +130,7 @@ main(int argc, char *argv[])
 	}
 
 	/*
-	 * `sluice CMD ARG...` is `CMD ARG...`: argv[0] is "CMD", as busybox
+	 * `spate CMD ARG...` is `CMD ARG...`: argv[0] is "CMD", as busybox
 	 * passes it, so every message, --help and --version reads as from
 	 * the separate CMD called by that name.  libc set the program's
 	 * name from our own argv[0]; the command's cmd_init sets the short

@@ -141,7 +141,7 @@ cmd_quotef(const char *name)
  * („…“ in German, « … » in French); without one, ‘…’ where the locale's
  * encoding is UTF-8, '…' elsewhere.  GNU 9.1 has one more fallback, for
  * GB18030, whose left quote is mistyped as the bytes A1 07 65 (a BEL);
- * 9.11 dropped it for '…', and so does sluice.
+ * 9.11 dropped it for '…', and so does spate.
  */
 static const char *
 locale_quote(int left)

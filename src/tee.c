@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "cmd.h"
 
 /* What a write error does, as --output-error's MODE says. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "cmd.h"
 
 static const struct option long_options[] = {

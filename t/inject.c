@@ -12,7 +12,7 @@
  * themselves.  "The 3rd splice into descriptor 4" is then the same call
  * in every run, however the scheduler ran the pipe's other end.
  *
- * SLUICE_INJECT holds the faults, separated by spaces, each
+ * SPATE_INJECT holds the faults, separated by spaces, each
  *
  *	CALL[:in=FD][:out=FD]:[nth=RANGE:]error=ERRNO|retval=N
  *
@@ -29,7 +29,7 @@
  * (a name: EIO), retval=N returns N, as strace's inject does.  Where
  * two faults match a call, the first one written decides.
  *
- * SLUICE_INJECTED names a file: each faked call appends a line there
+ * SPATE_INJECTED names a file: each faked call appends a line there
  * ("splice(5, 4) nth=3: error=EIO"), and each process that loads this
  * library "loaded NAME" (its /proc/self/comm), so that a case can tell
  * that its fault came, and the prerequisite that the library loads.
@@ -125,7 +125,7 @@ note(const char *fmt, ...)
 	close(fd);
 }
 
-/* A bad SLUICE_INJECT is the test's bug: say so and end the process. */
+/* A bad SPATE_INJECT is the test's bug: say so and end the process. */
 static void
 bad_spec(const char *spec)
 {
@@ -277,7 +277,7 @@ real_allocators(void)
 __attribute__((constructor)) static void
 inject_init(void)
 {
-	const char *env = getenv("SLUICE_INJECT");
+	const char *env = getenv("SPATE_INJECT");
 	char comm[64] = "?";
 	char *specs, *spec, *save;
 	FILE *fp;
@@ -304,7 +304,7 @@ inject_init(void)
 		fprintf(stderr, "inject.so: %s\n", dlerror());
 		_exit(125);
 	}
-	log_path = getenv("SLUICE_INJECTED");
+	log_path = getenv("SPATE_INJECTED");
 	if (log_path != NULL && *log_path == '\0')
 		log_path = NULL;
 	if ((fp = fopen("/proc/self/comm", "re")) != NULL) {

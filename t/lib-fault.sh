@@ -12,15 +12,15 @@
 # write:error=EINTR:when=1..3").  CMD runs with SIGPIPE at its default,
 # whatever this shell ignores, and at most 60 s: a hang exits 124.  The
 # status is CMD's (strace passes on a death by signal as its own).  If
-# SLUICE_INJECT_LOG names a file, "CMD SPEC" is appended to it, for a
+# SPATE_INJECT_LOG names a file, "CMD SPEC" is appended to it, for a
 # record of what the suite injected.
 # Only the calls SPEC names stop in strace (--seccomp-bpf): the others
 # run at full speed, and `when=` counts the same calls either way.
 with_faults() {
 	wf_spec=$1
 	shift
-	if [ -n "${SLUICE_INJECT_LOG:-}" ]; then
-		echo "${1##*/} $wf_spec" >>"$SLUICE_INJECT_LOG"
+	if [ -n "${SPATE_INJECT_LOG:-}" ]; then
+		echo "${1##*/} $wf_spec" >>"$SPATE_INJECT_LOG"
 	fi
 	wf_calls=
 	for s in $wf_spec; do
@@ -88,18 +88,18 @@ test_lazy_prereq INJECT '
 # EAGAIN: the same call in every run, however its pipes were timed.
 # Each fault made appends a line to the file injected, which this
 # empties first.  CMD runs with SIGPIPE at its default, at most 60 s (a
-# hang exits 124); the status is CMD's.  If SLUICE_INJECT_LOG names a
+# hang exits 124); the status is CMD's.  If SPATE_INJECT_LOG names a
 # file, "CMD SPEC" is appended to it.
 with_inject() {
 	wi_spec=$1
 	shift
-	if [ -n "${SLUICE_INJECT_LOG:-}" ]; then
-		echo "${1##*/} $wi_spec" >>"$SLUICE_INJECT_LOG"
+	if [ -n "${SPATE_INJECT_LOG:-}" ]; then
+		echo "${1##*/} $wi_spec" >>"$SPATE_INJECT_LOG"
 	fi
 	: >injected &&
 	ASAN_OPTIONS=$INJECT_ASAN_OPTIONS timeout 60 env --default-signal=PIPE \
 		LD_PRELOAD="$INJECT_SO" \
-		SLUICE_INJECT="$wi_spec" SLUICE_INJECTED="$PWD/injected" "$@"
+		SPATE_INJECT="$wi_spec" SPATE_INJECTED="$PWD/injected" "$@"
 }
 
 # test_injected PATTERN: the last with_inject made a fault whose line

@@ -4,7 +4,7 @@
 MAN_DIR=$SRC_DIR/man
 
 # MANDOC: mandoc is installed.  Without it the lint cases skip, and
-# SLUICE_NO_SKIP=1 (CI, which installs it) makes that a failure.
+# SPATE_NO_SKIP=1 (CI, which installs it) makes that a failure.
 test_lazy_prereq MANDOC 'command -v mandoc >/dev/null'
 
 # man_lint PAGE: mandoc -Tlint reports nothing at warning level or above

@@ -1,7 +1,7 @@
 # lib-nls.sh: the commands under test against GNU in other locales, each
 # called by the same name.  Source it after test-lib.sh.
 
-# LANGUAGE would choose the catalog over LC_ALL, for GNU and sluice alike.
+# LANGUAGE would choose the catalog over LC_ALL, for GNU and spate alike.
 unset LANGUAGE
 
 # The locales compared must be generated; a fresh system with the
@@ -40,7 +40,7 @@ nls_speaks() {
 
 # LOCALE_DE, LOCALE_FR: GNU speaks de_DE.UTF-8, fr_FR.UTF-8.  LOCALE_EN:
 # en_US.UTF-8, which has no catalog, is generated.  Without them the
-# cases skip, and SLUICE_NO_SKIP=1 (CI, which generates them) makes that
+# cases skip, and SPATE_NO_SKIP=1 (CI, which generates them) makes that
 # a failure.
 test_lazy_prereq LOCALE_DE 'nls_speaks de_DE.UTF-8'
 test_lazy_prereq LOCALE_FR 'nls_speaks fr_FR.UTF-8'
@@ -54,18 +54,18 @@ NLS_LOCALES="de_DE.UTF-8:LOCALE_DE fr_FR.UTF-8:LOCALE_FR
 
 # nls_each FUNCTION: call FUNCTION, which declares cases, once for each
 # locale of NLS_LOCALES and each way of calling the command under test,
-# with NLS_L the locale, NLS_VIA '' or sluice (for nls_own), NLS_PREREQ
-# the prerequisites of a case there (the locale's, MULTICALL for sluice
+# with NLS_L the locale, NLS_VIA '' or spate (for nls_own), NLS_PREREQ
+# the prerequisites of a case there (the locale's, MULTICALL for spate
 # CMD), NLS_TITLE the start of its title.
 nls_each() {
 	for ne in $NLS_LOCALES; do
 		NLS_L=${ne%:*}
-		for NLS_VIA in '' sluice; do
+		for NLS_VIA in '' spate; do
 			NLS_PREREQ=${ne#*:}
 			if [ -n "$NLS_VIA" ]; then
 				NLS_PREREQ=$NLS_PREREQ${NLS_PREREQ:+,}MULTICALL
 			fi
-			NLS_TITLE="$NLS_L${NLS_VIA:+, sluice CMD}"
+			NLS_TITLE="$NLS_L${NLS_VIA:+, spate CMD}"
 			"$1"
 		done
 	done
@@ -82,8 +82,8 @@ nls_each_locale() {
 	done
 }
 
-NLS_VERSION=$(sed -n 's/^#define SLUICE_VERSION "\(.*\)"$/\1/p' \
-	"$SRC_DIR/include/sluice.h")
+NLS_VERSION=$(sed -n 's/^#define SPATE_VERSION "\(.*\)"$/\1/p' \
+	"$SRC_DIR/include/spate.h")
 
 # nls_gnu CMD ARG...: GNU's CMD in the locale NLS_L, called by the name
 # CMD, as the command under test is.
@@ -92,7 +92,7 @@ nls_gnu() {
 }
 
 # nls_own CMD ARG...: the command under test in the locale NLS_L, called
-# by the name CMD: directly, or `sluice CMD ARG...` if NLS_VIA is sluice.
+# by the name CMD: directly, or `spate CMD ARG...` if NLS_VIA is spate.
 nls_own() {
 	env LC_ALL="$NLS_L" $NLS_VIA "$@"
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Soak: sluice tee and yes at full speed for a long time, every byte
+# Soak: spate tee and yes at full speed for a long time, every byte
 # checked on the fly, memory sampled each second.  Not part of make check.
 #
 #   t/soak.sh			SOAK_GIB GiB (default 50) through tee to a
@@ -20,12 +20,12 @@ RSS_KIB=${SOAK_RSS_KIB:-16384}
 CC=${CC:-cc}
 LC_ALL=C
 export LC_ALL
-unset SLUICE_ZEROCOPY
+unset SPATE_ZEROCOPY
 
 for c in tee yes; do
 	[ -x "$BIN/$c" ] || { echo "soak: no $BIN/$c: run make first"; exit 1; }
 done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-soak.XXXXXX") || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/spate-soak.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 # The generator and checker: "gen N" writes N bytes of the stream,
@@ -221,7 +221,7 @@ echo "soak: tee: $GIB GiB to 3 checked outputs and /dev/null in $secs s" \
 flat tee "$tmp/tee.rss" || fail=1
 
 # yes: a long line, for YES_SECONDS, every line checked.
-line="sluice soak: every line must be exactly this one"
+line="spate soak: every line must be exactly this one"
 rm -f "$tmp/fo0" && mkfifo "$tmp/fo0" || exit 1
 "$IO" lines "$line" <"$tmp/fo0" >"$tmp/cy" & cy=$!
 "$BIN/yes" "$line" >"$tmp/fo0" &

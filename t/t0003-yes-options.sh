@@ -4,7 +4,7 @@
 . "$(dirname "$0")/test-lib.sh"
 
 # help_head NAME: the usage and option lines of `NAME --help`, which GNU
-# and sluice share; only the footer after them differs.
+# and spate share; only the footer after them differs.
 help_head() {
 	$SYS_CAT <<-EOF
 	Usage: $1 [STRING]...

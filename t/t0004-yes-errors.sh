@@ -83,7 +83,7 @@ test_both_paths "stdout is the read end of a live pipe" '
 '
 
 # GNU 9.1 fails with EAGAIN on a non-blocking stdout (see below).
-test_both_paths SLUICE "non-blocking stdout: exact, no error" '
+test_both_paths SPATE "non-blocking stdout: exact, no error" '
 	save_status with_nonblock 1 env --default-signal=PIPE yes a b 2>err |
 		{ sleep 1 && head -c $((3 * MiB + 5)); } >actual &&
 	test_status $SIGPIPE_STATUS &&
@@ -92,7 +92,7 @@ test_both_paths SLUICE "non-blocking stdout: exact, no error" '
 	cmp expect actual
 '
 
-test_both_paths SLUICE "non-blocking stdout, 1 MiB line" '
+test_both_paths SPATE "non-blocking stdout, 1 MiB line" '
 	w=$(data_word 131071) &&
 	set -- "$w" "$w" "$w" "$w" "$w" "$w" "$w" "$w" &&
 	save_status with_nonblock 1 env --default-signal=PIPE yes "$@" 2>err |
@@ -123,8 +123,8 @@ test_both_paths STRACE "vmsplice EINTR is retried" '
 	done
 '
 # GNU 9.1 gives up at the first EAGAIN, after an exact prefix: the
-# reference that the SLUICE cases above part from.
-test_expect_success !SLUICE 'non-blocking stdout: GNU stops at EAGAIN' '
+# reference that the SPATE cases above part from.
+test_expect_success !SPATE 'non-blocking stdout: GNU stops at EAGAIN' '
 	save_status with_nonblock 1 env --default-signal=PIPE yes a b 2>err |
 		{ sleep 1 && head -c $((3 * MiB + 5)); } >actual &&
 	test_status 1 &&
@@ -137,8 +137,8 @@ test_expect_success !SLUICE 'non-blocking stdout: GNU stops at EAGAIN' '
 # A reader that starts only once the writer met EAGAIN; the write path
 # must then sleep in poll, not retry at once.  (vmsplice ignores the
 # file's O_NONBLOCK and blocks, so this is the write path's case.)
-test_expect_success SLUICE,STRACE 'non-blocking stdout: EAGAIN, poll, no spin' '
-	save_status with_nonblock 1 env --default-signal=PIPE SLUICE_ZEROCOPY=0 \
+test_expect_success SPATE,STRACE 'non-blocking stdout: EAGAIN, poll, no spin' '
+	save_status with_nonblock 1 env --default-signal=PIPE SPATE_ZEROCOPY=0 \
 		strace -qq -o trace -e trace=write,vmsplice,poll,ppoll \
 		yes abc 2>err |
 		{ wait_for_match trace EAGAIN && head -c $((3 * MiB + 1)); } \

@@ -68,7 +68,7 @@ test_expect_success STRACE 'madvise refused: still exact' '
 	yes_exact_under madvise:error=EINVAL
 '
 
-# The buffer sluice maps once zero-copy runs; if it cannot be had, the
+# The buffer spate maps once zero-copy runs; if it cannot be had, the
 # first one carries on.  The call to fail is found in a first run.
 test_expect_success STRACE,ZEROCOPY 'a buffer mapped while running fails: exact' '
 	when=$(yes_big_mmap abc) &&
@@ -84,11 +84,11 @@ test_expect_success STRACE 'fcntl refused and vmsplice EINVAL: exact' '
 	yes_exact_under "fcntl:error=EPERM vmsplice:error=ENOSYS:when=1"
 '
 
-test_expect_success STRACE,SLUICE 'vmsplice fallback, then write EAGAIN: polls' '
+test_expect_success STRACE,SPATE 'vmsplice fallback, then write EAGAIN: polls' '
 	yes_exact_under "vmsplice:error=EINVAL:when=1 write:error=EAGAIN:when=1..2"
 '
 
-test_path rw STRACE,SLUICE 'write EAGAIN: polls' '
+test_path rw STRACE,SPATE 'write EAGAIN: polls' '
 	yes_exact_under write:error=EAGAIN:when=1..3
 '
 
@@ -123,7 +123,7 @@ test_path rw STRACE 'a later write ENOSPC' '
 	test_yes_run late:ENOSPC $((4 * MiB)) abc
 '
 
-# What follows are sluice's own failures after data went out: GNU never
+# What follows are spate's own failures after data went out: GNU never
 # calls vmsplice.  Whatever the writer, the output read is exact.
 test_expect_success STRACE 'a later vmsplice failure: output stays exact' '
 	yes_faulted $((3 * MiB)) vmsplice:error=EIO:when=3+ abc &&

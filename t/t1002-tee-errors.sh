@@ -1,7 +1,7 @@
 #!/bin/sh
 # tee: write and read errors, broken pipes, non-blocking descriptors,
 # latency and many outputs.  Expectations are GNU coreutils 9.1's, except
-# where a case is marked SLUICE (GNU 9.1 fails it; later GNU agrees).
+# where a case is marked SPATE (GNU 9.1 fails it; later GNU agrees).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-proc.sh"
@@ -255,8 +255,8 @@ test_expect_success 'closed stdin: read error and close error' '
 # full pipe only means the reader is slow: giving up would lose the
 # user's data for nothing.  GNU 9.1 gives up on EAGAIN ("Resource
 # temporarily unavailable", status 1); GNU 9.2 and later wait in poll(2)
-# and retry, a fix sluice follows.
-test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
+# and retry, a fix spate follows.
+test_expect_success SPATE 'non-blocking stdout, slow reader: exact output' '
 	save_status with_nonblock 1 tee f <"$TRASH/in" 2>err |
 		{ sleep 1; $SYS_CAT; } >out &&
 	test_status 0 &&
@@ -265,7 +265,7 @@ test_expect_success SLUICE 'non-blocking stdout, slow reader: exact output' '
 	test_cmp "$TRASH/in" f
 '
 
-test_expect_success SLUICE 'non-blocking stdout from a pipe: exact, status 0' '
+test_expect_success SPATE 'non-blocking stdout from a pipe: exact, status 0' '
 	$SYS_CAT "$TRASH/in" |
 	save_status with_nonblock 1 tee f1 f2 2>err |
 		{ sleep 1; $SYS_CAT; } >out &&
@@ -276,7 +276,7 @@ test_expect_success SLUICE 'non-blocking stdout from a pipe: exact, status 0' '
 	test_cmp "$TRASH/in" f2
 '
 
-test_expect_success SLUICE,STRACE 'non-blocking stdout: waits, does not spin' '
+test_expect_success SPATE,STRACE 'non-blocking stdout: waits, does not spin' '
 	head -c 1048576 "$TRASH/in" >in1m &&
 	$SYS_CAT in1m | save_status with_nonblock 1 strace -f -qq -o trace \
 		-e trace=splice,tee,write,poll,ppoll tee f 2>err |
@@ -290,7 +290,7 @@ test_expect_success SLUICE,STRACE 'non-blocking stdout: waits, does not spin' '
 '
 
 # GNU 9.1 reports "read error: Resource temporarily unavailable".
-test_expect_success SLUICE 'non-blocking stdin, slow writer: exact output' '
+test_expect_success SPATE 'non-blocking stdin, slow writer: exact output' '
 	{ sleep 1; $SYS_CAT "$TRASH/in"; } |
 	save_status with_nonblock 0 tee f 2>err | $SYS_CAT >out &&
 	test_status 0 &&
@@ -299,7 +299,7 @@ test_expect_success SLUICE 'non-blocking stdin, slow writer: exact output' '
 	test_cmp "$TRASH/in" f
 '
 
-test_expect_success SLUICE 'non-blocking stdin, several outputs, trickle' '
+test_expect_success SPATE 'non-blocking stdin, several outputs, trickle' '
 	{ printf a; sleep 1; $SYS_CAT "$TRASH/in"; sleep 1; printf z; } |
 	save_status with_nonblock 0 tee f1 f2 2>err | $SYS_CAT >out &&
 	{ printf a; $SYS_CAT "$TRASH/in"; printf z; } >expect.data &&
@@ -310,7 +310,7 @@ test_expect_success SLUICE 'non-blocking stdin, several outputs, trickle' '
 	test_cmp expect.data f2
 '
 
-test_expect_success SLUICE,STRACE 'non-blocking stdin: waits, does not spin' '
+test_expect_success SPATE,STRACE 'non-blocking stdin: waits, does not spin' '
 	{ sleep 1; printf abc; } |
 	save_status with_nonblock 0 strace -f -qq -o trace \
 		-e trace=read,splice,tee,poll,ppoll tee f 2>err | $SYS_CAT >out &&
@@ -465,7 +465,7 @@ done
 
 # A SIGPIPE sent from outside (`timeout -s PIPE`, `kill -PIPE`) ends tee
 # while it waits for input, as it ends GNU's, which waits in read(2):
-# with two outputs or more sluice holds SIGPIPE while it writes, and
+# with two outputs or more spate holds SIGPIPE while it writes, and
 # must let it in while it waits.  The input is a FIFO held open here
 # (descriptor 9), at first empty, then after 8 MiB went through (the
 # stream then on tee's own pipes and threads, gone quiet).  A tee that
@@ -527,7 +527,7 @@ test_expect_success 'tee f1 f2, input quiet after 8 MiB: a SIGPIPE from outside 
 
 # ... and while it waits to write: its standard output a FIFO that its
 # reader (descriptor 8, here) never reads.  GNU's tee waits in write(2);
-# sluice's, once the output has stalled (its 1 s) and the stream went
+# spate's, once the output has stalled (its 1 s) and the stream went
 # back to read/write, waits for room in ppoll(2) with SIGPIPE let in.
 # (0.3.0 waited in write(2) with it held, for ever.)
 test_expect_success 'tee f1 f2 >FIFO never read: a SIGPIPE from outside ends it' '

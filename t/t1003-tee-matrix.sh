@@ -3,7 +3,7 @@
 # /dev/null, fifo, unix socket) to every kind of output (stdout pipe,
 # regular file, -a file with prior content, /dev/null, fifo, unix socket,
 # several at once), at sizes around page and pipe boundaries, in a burst and in a slow
-# trickle; with the default path, with SLUICE_ZEROCOPY=0, and with each
+# trickle; with the default path, with SPATE_ZEROCOPY=0, and with each
 # zero-copy syscall made to fail by strace.  Each output must be exactly the
 # input: not one byte lost, added or reordered.
 . "$(dirname "$0")/test-lib.sh"
@@ -14,7 +14,7 @@
 SIZES="0 1 4095 4096 65537"
 # Below ZC_AFTER (32 KiB, lib/engine.h) a stream has moved by read(2)
 # and write(2) alone on the default path too: the read/write path
-# (SLUICE_ZEROCOPY=0) and the fault injections run only at the size
+# (SPATE_ZEROCOPY=0) and the fault injections run only at the size
 # where the paths differ.
 ZC_SIZE=65537
 BIG=67108864
@@ -333,11 +333,11 @@ test_expect_success STRACE,PYTHON3 'trickle with zero-copy refused at the first 
 '
 
 # A failure injected at a later call, once data moved: no more fallback, a
-# real error (sluice only: GNU makes no such calls).
+# real error (spate only: GNU makes no such calls).
 for src in pipe file socket; do
 	for set in pipe fileop fifo fifoop all allapp allsock; do
 		q=$(tee_prereq $src $set burst)
-		test_expect_success STRACE,SLUICE${q:+,$q} "$src -> $set: zero-copy fails later" "
+		test_expect_success STRACE,SPATE${q:+,$q} "$src -> $set: zero-copy fails later" "
 			for call in splice tee; do
 				for err in EINVAL ENOSYS; do
 					tee_set_faults \$call:error=\$err:when=3 &&
@@ -361,9 +361,9 @@ test_expect_success STRACE,ZEROCOPY 'a later splice failure is reported' '
 	test_status 1
 '
 
-# tee(2) into sluice's private pipe moves nothing when it fails, so even
+# tee(2) into spate's private pipe moves nothing when it fails, so even
 # late it is no output's error: the rest goes by read/write, exact.
-test_expect_success STRACE,SLUICE 'a later tee failure into the private pipe falls back' '
+test_expect_success STRACE,SPATE 'a later tee failure into the private pipe falls back' '
 	tee_set_faults tee:error=ENOSYS:when=3 &&
 	tee_run_set all pipe burst $LATE &&
 	test_must_be_empty err &&

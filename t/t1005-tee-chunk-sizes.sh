@@ -3,7 +3,7 @@
 # writes 8 KiB (BUFSIZ) at a time, one output after the other.  From a
 # regular file its reads are all full, so what reaches an output named
 # twice with O_APPEND or a pipe named twice is fixed to the byte, and
-# sluice takes GNU's chunks there; a SOCK_SEQPACKET output gets one
+# spate takes GNU's chunks there; a SOCK_SEQPACKET output gets one
 # record per write(2).  Every expectation holds for GNU 9.1.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
@@ -38,7 +38,7 @@ test_both_paths PYTHON3 'tee /dev/stdout into a pipe: 8 KiB turns, as GNU' '
 '
 
 # How much an output before a failing one gets before --output-error=exit
-# stops tee is one chunk: 8 KiB for GNU, more for sluice, an exact
+# stops tee is one chunk: 8 KiB for GNU, more for spate, an exact
 # prefix either way (a documented difference: GNU's own chunks from a
 # pipe are whatever each read(2) returns).
 test_both_paths DEVFULL '--output-error=exit: the file before /dev/full has a prefix, the one after nothing' '
@@ -120,7 +120,7 @@ test_both_paths PYTHON3,GNU 'packet-mode pipe stdout and files: the packets GNU 
 # to the pipe's size (tee(2) calls of more than 64 KiB; from a file,
 # whose reads are not bound by a pipe).  The reader takes 8 MiB, grows
 # its pipe to 1 MiB, then takes the rest.
-test_expect_success SLUICE,ZEROCOPY,STRACE,PYTHON3 'a reader that grows its pipe late: chunks of its size' '
+test_expect_success SPATE,ZEROCOPY,STRACE,PYTHON3 'a reader that grows its pipe late: chunks of its size' '
 	head -c 67108864 /dev/zero >big &&
 	strace -qq -o trace -e trace=tee tee /dev/null <big |
 	test_python3 -c "

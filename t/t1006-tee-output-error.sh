@@ -215,10 +215,10 @@ test_expect_success DEVFULL,GNU '--output-error=exit: every output holds what GN
 # GNU 9.2's tee: in the nopipe modes, while the input has nothing to
 # read, an output pipe whose reader left is dropped, and a tee whose
 # outputs are all such pipes ends at once, status 0.  GNU 9.1 waits for
-# input, hence SLUICE.  The input is a FIFO held open here and never
+# input, hence SPATE.  The input is a FIFO held open here and never
 # written: a tee that waited would be ended by timeout (status 124).
 for mode in -p --output-error=warn-nopipe --output-error=exit-nopipe; do
-	test_expect_success SLUICE "tee $mode, every output a broken pipe, no input: ends at once" "
+	test_expect_success SPATE "tee $mode, every output a broken pipe, no input: ends at once" "
 		mkfifo fin &&
 		exec 3<>fin &&
 		test_when_finished 'exec 3>&-' &&
@@ -234,7 +234,7 @@ done
 
 # The same once the stream has gone fast (tee's own pipes in use): both
 # readers take the first MiB and leave.
-test_expect_success SLUICE 'tee -p, two output pipes that break while the input is idle: ends at once' '
+test_expect_success SPATE 'tee -p, two output pipes that break while the input is idle: ends at once' '
 	head -c 1048576 /dev/urandom >in &&
 	mkfifo fin P &&
 	exec 3<>fin &&

@@ -117,7 +117,7 @@ test_expect_success ZEROCOPY,STRACE,SMP 'a big stream into files: copies on thre
 	done
 '
 
-test_expect_success SLUICE,STRACE,SMP 'a short stream starts no thread' '
+test_expect_success SPATE,STRACE,SMP 'a short stream starts no thread' '
 	echo x | traced tee f1 f2 >out &&
 	test "$(threads_started)" = 0 &&
 	echo x >expect &&
@@ -128,19 +128,19 @@ test_expect_success SLUICE,STRACE,SMP 'a short stream starts no thread' '
 	test_cmp in f1 && test_cmp in f2
 '
 
-test_expect_success SLUICE,STRACE,SMP 'SLUICE_THREADS=1: no thread, every byte' '
-	$SYS_CAT "$TRASH/in.big" | SLUICE_THREADS=1 traced tee f1 f2 >/dev/null &&
+test_expect_success SPATE,STRACE,SMP 'SPATE_THREADS=1: no thread, every byte' '
+	$SYS_CAT "$TRASH/in.big" | SPATE_THREADS=1 traced tee f1 f2 >/dev/null &&
 	test "$(threads_started)" = 0 &&
 	test_cmp "$TRASH/in.big" f1 && test_cmp "$TRASH/in.big" f2
 '
 
-test_expect_success SLUICE,STRACE 'one CPU: no thread' '
+test_expect_success SPATE,STRACE 'one CPU: no thread' '
 	$SYS_CAT "$TRASH/in.big" | traced taskset -c 0 tee f1 f2 >/dev/null &&
 	test "$(threads_started)" = 0 &&
 	test_cmp "$TRASH/in.big" f1 && test_cmp "$TRASH/in.big" f2
 '
 
-test_expect_success SLUICE,STRACE,SMP 'one output that copies: no thread' '
+test_expect_success SPATE,STRACE,SMP 'one output that copies: no thread' '
 	$SYS_CAT "$TRASH/in.big" | traced tee f1 /dev/null >/dev/null &&
 	test "$(threads_started)" = 0 &&
 	test_cmp "$TRASH/in.big" f1
@@ -159,7 +159,7 @@ test_expect_success ZEROCOPY,STRACE,SMP,PYTHON3 'a socket beside files: the file
 '
 
 # An error there stops tee: no output may have had more than GNU gives.
-test_expect_success SLUICE,STRACE,SMP '--output-error=exit: outputs in order, no thread' '
+test_expect_success SPATE,STRACE,SMP '--output-error=exit: outputs in order, no thread' '
 	for m in exit exit-nopipe; do
 		$SYS_CAT "$TRASH/in.big" |
 		traced tee --output-error=$m f1 f2 >/dev/null &&
@@ -172,10 +172,10 @@ test_expect_success SLUICE,STRACE,SMP '--output-error=exit: outputs in order, no
 # Threads start once the stream has shown it is worth it, some 4 MiB
 # in: streams that end about there, and right after, lose nothing.
 for threads in "" 1; do
-	test_expect_success "ends near where threads start${threads:+, SLUICE_THREADS=$threads}" "
+	test_expect_success "ends near where threads start${threads:+, SPATE_THREADS=$threads}" "
 		for n in 4194304 4194305 8400001; do
-			SLUICE_THREADS=$threads &&
-			export SLUICE_THREADS &&
+			SPATE_THREADS=$threads &&
+			export SPATE_THREADS &&
 			$SYS_CAT \"\$TRASH/in.\$n\" | tee f1 f2 f3 | $SYS_CAT >out &&
 			tee f4 f5 <\"\$TRASH/in.\$n\" >f6 &&
 			for f in f1 f2 f3 out f4 f5 f6; do
@@ -190,7 +190,7 @@ done
 # m/full's size is left in full.size, its first bytes compared.
 tee_fill_run() {
 	mkdir -p m &&
-	$SYS_CAT "$TRASH/in.big" | SLUICE_THREADS=$1 unshare -m sh -c '
+	$SYS_CAT "$TRASH/in.big" | SPATE_THREADS=$1 unshare -m sh -c '
 		mount -t tmpfs -o size=1m tmpfs m &&
 		tee m/full f1 f2 >/dev/null 2>err
 		echo $? >status
@@ -200,7 +200,7 @@ tee_fill_run() {
 }
 
 for threads in "" 1; do
-	test_expect_success SMALL_TMPFS "an output fills up while the others copy${threads:+, SLUICE_THREADS=$threads}" "
+	test_expect_success SMALL_TMPFS "an output fills up while the others copy${threads:+, SPATE_THREADS=$threads}" "
 		tee_fill_run '$threads' &&
 		echo \"tee: m/full: \$(strerror ENOSPC)\" >expect.err &&
 		test_cmp expect.err err &&

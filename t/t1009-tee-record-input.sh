@@ -3,7 +3,7 @@
 # SOCK_DGRAM stdin, where a read shorter than a record loses the rest
 # of it.  GNU's tee reads 8 KiB at a time and loses the rest of every
 # longer record; tee reads each record whole, whatever its size, and
-# every output gets all of it (SLUICE: tee.1 says so).
+# every output gets all of it (SPATE: tee.1 says so).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 
@@ -24,14 +24,14 @@ tee_record_input() {
 }
 
 for kind in seqpacket dgram; do
-	test_both_paths PYTHON3,SLUICE "$kind stdin: tee to stdout reads every record whole" '
+	test_both_paths PYTHON3,SPATE "$kind stdin: tee to stdout reads every record whole" '
 		for size in $TEE_SIZES; do
 			tee_record_input $size &&
 			with_record_stdin '$kind' $size tee <in >actual &&
 			cmp in actual || return 1
 		done
 	'
-	test_both_paths PYTHON3,SLUICE "$kind stdin: tee to stdout and two files, each gets every record" '
+	test_both_paths PYTHON3,SPATE "$kind stdin: tee to stdout and two files, each gets every record" '
 		for size in $TEE_SIZES; do
 			tee_record_input $size &&
 			with_record_stdin '$kind' $size tee f1 f2 <in >actual &&
@@ -39,7 +39,7 @@ for kind in seqpacket dgram; do
 		done
 	'
 	# Into a pipe, the records go out in chunks of the pipe's size.
-	test_both_paths PYTHON3,SLUICE "$kind stdin: tee to a pipe and a file, each gets every record" '
+	test_both_paths PYTHON3,SPATE "$kind stdin: tee to a pipe and a file, each gets every record" '
 		for size in $TEE_SIZES; do
 			tee_record_input $size &&
 			{ save_status with_record_stdin '$kind' $size \
@@ -65,7 +65,7 @@ for r in [size] * 12 + [1234]:
 }
 
 # Into a record socket, GNU's 8 KiB records (t1005): nothing lost.
-test_both_paths PYTHON3,SLUICE 'seqpacket stdin and stdout: every record in, in records of 8 KiB' '
+test_both_paths PYTHON3,SPATE 'seqpacket stdin and stdout: every record in, in records of 8 KiB' '
 	for size in 8192 100000 200000; do
 		tee_record_input $size &&
 		tee_record_sizes $size >expect &&
@@ -86,7 +86,7 @@ test_both_paths PYTHON3,SLUICE 'seqpacket stdin and stdout: every record in, in 
 
 # What GNU does: the first 8 KiB of each record, the rest lost (the
 # difference tee.1 states).
-test_expect_success PYTHON3,!SLUICE 'seqpacket stdin: GNU tee cuts records over 8 KiB' '
+test_expect_success PYTHON3,!SPATE 'seqpacket stdin: GNU tee cuts records over 8 KiB' '
 	tee_record_input 100000 &&
 	test_python3 -c "
 import sys

@@ -4,7 +4,7 @@
 # on several threads are told in GNU's order, and before a held signal
 # ends tee; a tee whose input goes quiet gives back the pipes and
 # threads it grew, and takes them again when the stream is fast.  GNU's
-# tee is the reference: every case but those marked SLUICE runs against
+# tee is the reference: every case but those marked SPATE runs against
 # it too.
 # Runs alone: the input goes quiet and fast again on cue (t/run).
 . "$(dirname "$0")/test-lib.sh"
@@ -93,9 +93,9 @@ done
 # round of tee's holds, the earlier operand in the later read: GNU tells
 # the later operand first.  With threads and without.
 for threads in "" 1; do
-	test_expect_success SMALL_TMPFS "two files full in two of GNU's reads, one round: told in GNU's order${threads:+, SLUICE_THREADS=$threads}" "
+	test_expect_success SMALL_TMPFS "two files full in two of GNU's reads, one round: told in GNU's order${threads:+, SPATE_THREADS=$threads}" "
 		for t in gnu:\$GNU_TEE sut:tee; do
-			SLUICE_THREADS=$threads tee_in_tmpfs '8200k 8m' \${t#*:} \
+			SPATE_THREADS=$threads tee_in_tmpfs '8200k 8m' \${t#*:} \
 				f1 m1/f2 m2/f3 <\"\$TRASH/in\" >/dev/null \
 				2>err.\${t%%:*} &&
 			mv status status.\${t%%:*} || exit 1
@@ -137,8 +137,8 @@ test_expect_success SMALL_TMPFS,PYTHON3 "an output pipe of 4 KiB, two files full
 # order the sizes say, GNU's when they fail in one read.  With threads
 # and without.
 for threads in "" 1; do
-	test_expect_success SMALL_TMPFS "two files on one full file system: told by where each failed${threads:+, SLUICE_THREADS=$threads}" "
-		SLUICE_THREADS=$threads tee_in_tmpfs 16m sh -c '
+	test_expect_success SMALL_TMPFS "two files on one full file system: told by where each failed${threads:+, SPATE_THREADS=$threads}" "
+		SPATE_THREADS=$threads tee_in_tmpfs 16m sh -c '
 			\"\$@\" 2>err
 			s=\$?
 			wc -c <m1/f2 >size.f2 && wc -c <m1/f3 >size.f3 && exit \$s
@@ -173,17 +173,17 @@ test_expect_success "three files past the size limit, SIGXFSZ ignored: told in G
 # every file after it holds at least what GNU's holds, the reads before
 # the one that failed, with threads and without, from a file and a pipe.
 for threads in "" 1; do
-	test_expect_success "SIGXFSZ ends tee: every file holds at least GNU's${threads:+, SLUICE_THREADS=$threads}" "
+	test_expect_success "SIGXFSZ ends tee: every file holds at least GNU's${threads:+, SPATE_THREADS=$threads}" "
 		for how in file pipe; do
 			for t in gnu:\$GNU_TEE sut:tee; do
 				rm -f o f1 f2 f3 &&
 				if [ \$how = file ]; then
-					SLUICE_THREADS=$threads env --default-signal=XFSZ \
+					SPATE_THREADS=$threads env --default-signal=XFSZ \
 						prlimit --fsize=20000000 \${t#*:} f1 f2 f3 \
 						<\"\$TRASH/in\" >o 2>err.\${t%%:*}
 				else
 					\$SYS_CAT \"\$TRASH/in\" |
-					SLUICE_THREADS=$threads env --default-signal=XFSZ \
+					SPATE_THREADS=$threads env --default-signal=XFSZ \
 						prlimit --fsize=20000000 \${t#*:} f1 f2 f3 \
 						>o 2>err.\${t%%:*}
 				fi
@@ -300,10 +300,10 @@ test_expect_success PYTHON3,NATIVE 'a quiet input: tee gives back its pipes and 
 		test_cmp "$TRASH/in" $f || exit 1
 	done &&
 	$SYS_CAT again &&
-	if test_have_prereq SLUICE,ZEROCOPY; then
+	if test_have_prereq SPATE,ZEROCOPY; then
 		grep "^pipes [1-9]" again
 	fi &&
-	if test_have_prereq SLUICE,ZEROCOPY,SMP; then
+	if test_have_prereq SPATE,ZEROCOPY,SMP; then
 		! grep " threads 1\$" again
 	fi
 '
@@ -322,7 +322,7 @@ test_expect_success STRACE,PYTHON3 'threads not to be had: asked again after a q
 		test_cmp "$TRASH/in" $f || exit 1
 	done &&
 	$SYS_CAT again &&
-	if test_have_prereq SLUICE,ZEROCOPY,SMP; then
+	if test_have_prereq SPATE,ZEROCOPY,SMP; then
 		grep "EAGAIN (Resource temporarily unavailable) (INJECTED)" trace &&
 		! grep " threads 1\$" again
 	fi

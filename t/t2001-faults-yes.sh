@@ -15,12 +15,12 @@
 #		call it fakes, so `retval=N` claims N bytes that never went out
 #
 # (test_yes_run in lib-yes.sh checks them.)  The paths are test_path's:
-# zc, the default settings, and rw, SLUICE_ZEROCOPY=0.
+# zc, the default settings, and rw, SPATE_ZEROCOPY=0.
 #
 # t0005 has the hand-written fallback cases; this is the full matrix.
 # Every run is bounded by timeout: a hang fails the case.  Cases whose
-# expectation needs vmsplice to be called are ZEROCOPY (sluice, not the
-# portable build); those where GNU 9.1 differs are SLUICE.
+# expectation needs vmsplice to be called are ZEROCOPY (spate, not the
+# portable build); those where GNU 9.1 differs are SPATE.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-fault.sh"
@@ -82,7 +82,7 @@ for err in EINVAL ENOSPC EIO EPIPE EBADF EFBIG EDQUOT; do
 done
 for when in 1 3 1+2; do
 	yes_fault STRACE rw write:error=EINTR:when=$when exact
-	yes_fault STRACE,SLUICE rw write:error=EAGAIN:when=$when exact
+	yes_fault STRACE,SPATE rw write:error=EAGAIN:when=$when exact
 done
 for err in EINVAL EIO ENOSPC EAGAIN; do
 	yes_fault STRACE,ZEROCOPY zc write:error=$err exact
@@ -101,9 +101,9 @@ done
 # is an error, before anything was written.
 for path in zc rw; do
 	if [ $path = zc ]; then call=vmsplice; else call=write; fi
-	q=STRACE,SLUICE
+	q=STRACE,SPATE
 	[ $path = zc ] && q=STRACE,ZEROCOPY
-	yes_fault STRACE,SLUICE $path "$call:error=EAGAIN:when=1 poll:error=EINTR:when=1" exact
+	yes_fault STRACE,SPATE $path "$call:error=EAGAIN:when=1 poll:error=EINTR:when=1" exact
 	for err in ENOMEM EINVAL EFAULT; do
 		yes_fault $q $path \
 			"$call:error=EAGAIN:when=1 poll:error=$err:when=1" error:$err

@@ -13,8 +13,8 @@
 #   fp	file -> stdout pipe, f		as pf from a file
 #   fff	file -> stdout pipe, f1, f2	as pff from a file
 #   pa	pipe -> stdout pipe, -a f	as pf, f by read(2) and write(2)
-#   rw	pipe -> stdout pipe, f, SLUICE_ZEROCOPY=0	read and write
-#   rf	file -> stdout pipe, f, SLUICE_ZEROCOPY=0
+#   rw	pipe -> stdout pipe, f, SPATE_ZEROCOPY=0	read and write
+#   rf	file -> stdout pipe, f, SPATE_ZEROCOPY=0
 #
 # The policy under test: a refusal (EINVAL, ENOSYS, ENOMEM: the call
 # cannot serve this pair) before zero-copy moved anything on that side
@@ -45,8 +45,8 @@
 # that holds whichever it is.  So the script runs beside others (t/run);
 # CI runs it again on CPUs kept busy (scripts/check-load).  Every run is
 # bounded by timeout.  Cases whose expectation needs zero-copy calls are ZEROCOPY
-# (sluice, not the portable build); those where GNU 9.1 differs are
-# SLUICE.
+# (spate, not the portable build); those where GNU 9.1 differs are
+# SPATE.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 
@@ -71,8 +71,8 @@ tee_run_path() {
 	shift 2
 	rm -f out f f1 f2 err status
 	case $p in
-	rw|rf)	SLUICE_ZEROCOPY=0 && export SLUICE_ZEROCOPY ;;
-	*)	unset SLUICE_ZEROCOPY ;;
+	rw|rf)	SPATE_ZEROCOPY=0 && export SPATE_ZEROCOPY ;;
+	*)	unset SPATE_ZEROCOPY ;;
 	esac
 	case $p in
 	pp)	set -- "$@" ;;
@@ -245,7 +245,7 @@ tee_fault_at() {
 }
 
 # tee_fault_gnu PATH SYSCALL REGEX K ERR WHAT: tee_fault_at for GNU's
-# tee (!SLUICE, TEST_HOST=1), which writes its files by stdio, inside
+# tee (!SPATE, TEST_HOST=1), which writes its files by stdio, inside
 # libc, where no preloaded library sees the call: the K-th SYSCALL call
 # whose trace line matches REGEX fails, by strace's count, which no pipe
 # changes there (GNU's tee reads and writes, and never asks not to wait).
@@ -253,7 +253,7 @@ tee_fault_gnu() {
 	fp=$1 fs=$2 fre=$3 fk=$4 fe=$5 fw=$6
 	fa=
 	[ $fe = EPIPE ] && fa=$WARN
-	test_expect_success STRACE,!SLUICE "$fp path, $fs call $fk like /$fre/ fails with $fe: $fw" '
+	test_expect_success STRACE,!SPATE "$fp path, $fs call $fk like /$fre/ fails with $fe: $fw" '
 		when=$(tee_call '$fp' '$fs' "'"$fre"'" '$fk' '$fa') &&
 		test -n "$when" &&
 		tee_inject '$fp' '$fs':error='$fe':when=$when '$fa' &&
@@ -333,16 +333,16 @@ for err in $WERR; do
 	tee_fault STRACE rw write:error=$err:when=2 fail:f:$err $a
 	tee_fault STRACE rw write:error=$err:when=3 fail:stdout:$err $a
 	tee_fault STRACE rf write:error=$err:when=4 fail:f:$err $a
-	tee_fault_at INJECT,SLUICE pa write out=3 1 $err fail:f:$err
-	tee_fault_at INJECT,SLUICE pa write out=3 3 $err fail:f:$err
+	tee_fault_at INJECT,SPATE pa write out=3 1 $err fail:f:$err
+	tee_fault_at INJECT,SPATE pa write out=3 3 $err fail:f:$err
 	tee_fault_gnu pa write '^write\(3,' 1 $err fail:f:$err
 	tee_fault_gnu pa write '^write\(3,' 3 $err fail:f:$err
 done
-# GNU 9.1 tee gives up on EAGAIN and EINTR from write; sluice retries.
+# GNU 9.1 tee gives up on EAGAIN and EINTR from write; spate retries.
 for when in 1 2 3 1+3; do
 	for err in EAGAIN EINTR; do
-		tee_fault STRACE,SLUICE rw write:error=$err:when=$when exact
-		tee_fault STRACE,SLUICE pa write:error=$err:when=$when exact
+		tee_fault STRACE,SPATE rw write:error=$err:when=$when exact
+		tee_fault STRACE,SPATE pa write:error=$err:when=$when exact
 	done
 done
 # EPIPE in the default mode: the output is dropped without a word, and
@@ -384,7 +384,7 @@ for path in rw rf; do
 		'
 	done
 	for err in EINTR EAGAIN; do
-		[ $err = EAGAIN ] && q=INJECT,SLUICE || q=INJECT
+		[ $err = EAGAIN ] && q=INJECT,SPATE || q=INJECT
 		test_expect_success $q "$path path, read(0) fails with $err: retried, exact" '
 			tee_injected '$path' read:in=0:nth=1..4:error='$err' &&
 			tee_check '$path' exact
@@ -470,7 +470,7 @@ done
 # has filled the pipe again, and leaves: the pipe took 84 KiB, GNU's
 # 11th read broke it, and f3 holds the first 10 reads.  GNU's tee gives
 # f3 the same: its writes go through stdio, out of the injector's reach,
-# and where f1 fails does not move where GNU's dies.  SLUICE: under
+# and where f1 fails does not move where GNU's dies.  SPATE: under
 # TEST_HOST the injected failure would not come.
 tee_fifo_leaves() {
 	test_python3 -c "
@@ -483,11 +483,11 @@ while struct.unpack(\"i\", fcntl.ioctl(fd, termios.FIONREAD,
         bytes(4)))[0] < 65536:
     time.sleep(0.01)
 " &
-	SLUICE_ZEROCOPY=0 save_status with_inject "write:out=3:nth=2:error=ENOSPC" \
+	SPATE_ZEROCOPY=0 save_status with_inject "write:out=3:nth=2:error=ENOSPC" \
 		"$1" f1 fifo f3 <"$TRASH/in" >/dev/null 2>err
 	wait
 }
-test_expect_success INJECT,PYTHON3,SLUICE 'a failure told just before a held SIGPIPE: the outputs after it get GNU'"'"'s' '
+test_expect_success INJECT,PYTHON3,SPATE 'a failure told just before a held SIGPIPE: the outputs after it get GNU'"'"'s' '
 	rm -f fifo && mkfifo fifo &&
 	head -c 81920 "$TRASH/in" >expect &&
 	if test_have_prereq GNU; then

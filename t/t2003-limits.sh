@@ -104,7 +104,7 @@ done
 # a huge page (a 4 MiB mapping): it keeps its first one.  The sanitizer
 # build reserves terabytes of shadow memory and cannot run under it, nor
 # can qemu-user (NATIVE): the limit would count the emulator's memory.
-if [ "${SLUICE_SAN:-}" != 1 ]; then
+if [ "${SPATE_SAN:-}" != 1 ]; then
 	for kib in 6144 65536; do
 		test_expect_success NATIVE "yes under ulimit -v $kib: exact" '
 			save_status with_ulimit -v '$kib' \
@@ -115,9 +115,9 @@ if [ "${SLUICE_SAN:-}" != 1 ]; then
 			cmp expect actual &&
 			test_must_be_empty err
 		'
-		test_expect_success NATIVE "yes under ulimit -v $kib, SLUICE_ZEROCOPY=0: exact" '
+		test_expect_success NATIVE "yes under ulimit -v $kib, SPATE_ZEROCOPY=0: exact" '
 			save_status with_ulimit -v '$kib' \
-				env --default-signal=PIPE SLUICE_ZEROCOPY=0 \
+				env --default-signal=PIPE SPATE_ZEROCOPY=0 \
 				yes abc 2>err | head -c $((16 * MiB)) >actual &&
 			test_status $SIGPIPE_STATUS &&
 			yes_ref abc | head -c $((16 * MiB)) >expect &&

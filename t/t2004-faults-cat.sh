@@ -13,7 +13,7 @@
 #   pp	pipe -> pipe		splice(2)
 #   pf	pipe -> file		splice(2)
 #   fn	file -> /dev/null	splice(2) in and out of a private pipe
-#   rw	file -> pipe, SLUICE_ZEROCOPY=0	read(2) and write(2)
+#   rw	file -> pipe, SPATE_ZEROCOPY=0	read(2) and write(2)
 #   hf	cat -n file file -> pipe	past 4 MiB of output, vmsplice(2) of
 #				fresh pages (handoff)
 #   hp	pipe -> cat -n -> pipe		the same, flushing whenever the
@@ -28,7 +28,7 @@
 #   out:E		"cat: write error: strerror(E)", status 1, the output
 #			a strict prefix of the input
 # GNU 9.1 uses read/write only: its cases are the rw ones; the others
-# need sluice's zero-copy calls (ZEROCOPY).
+# need spate's zero-copy calls (ZEROCOPY).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fault.sh"
 test_require_prereq GNU
@@ -54,8 +54,8 @@ cat_run_path() {
 	hs)	WANT=$TRASH/in.ns && cp "$TRASH/small" small ;;
 	esac
 	case $rp in
-	rw)	SLUICE_ZEROCOPY=0 && export SLUICE_ZEROCOPY ;;
-	*)	unset SLUICE_ZEROCOPY ;;
+	rw)	SPATE_ZEROCOPY=0 && export SPATE_ZEROCOPY ;;
+	*)	unset SPATE_ZEROCOPY ;;
 	esac
 	case $rp in
 	ff)	save_status "$@" cat in >out 2>err ;;

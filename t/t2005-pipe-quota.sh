@@ -75,7 +75,7 @@ test_expect_success $Q '40 yes | head -n 1 beside 40 idle tees: the next pipe ke
 # A stalled fast pipeline: 20 MB went through, then its reader stops
 # reading and holds the pipe open.  GNU 9.11 yes grows its pipe to
 # 512 KiB (128 pages): 127 such pipelines leave the next pipe its size,
-# and so must sluice's.
+# and so must spate's.
 test_expect_success $Q '100 stalled yes | reader: the next pipe keeps its size' '
 	quota_crowd 100 "yes | (head -c 20000000 >/dev/null; exec sleep infinity)" &&
 	quota_wait 100 sleep &&
@@ -137,7 +137,7 @@ test_expect_success $Q,GNU,ZEROCOPY 'a fast stream through tee: its output pipe 
 	test_cmp expect actual
 '
 
-test_expect_success $Q,SLUICE,ZEROCOPY 'a fast stream through cat still gets a 512 KiB pipe' '
+test_expect_success $Q,SPATE,ZEROCOPY 'a fast stream through cat still gets a 512 KiB pipe' '
 	quota_fast_pipe cat >actual &&
 	echo "200000000 524288" >expect &&
 	test_cmp expect actual
@@ -148,7 +148,7 @@ quota_stop >/dev/null
 # growth is refused): tee, asking to grow its chunk pipe, is refused, and
 # asks again only for another size, not at every chunk, and loses
 # nothing.
-test_expect_success $Q,STRACE,SLUICE,ZEROCOPY 'the quota spent: a refused growth is not asked for again' '
+test_expect_success $Q,STRACE,SPATE,ZEROCOPY 'the quota spent: a refused growth is not asked for again' '
 	head -c 41943040 /dev/zero >in &&
 	chmod 0644 in && chmod 0777 . &&
 	as_quota python3 -c "

@@ -61,7 +61,7 @@ test_lazy_prereq UTF8 '
 # The sanitizer build reserves terabytes of shadow memory at start-up and
 # cannot run under an address-space limit at all: no case for it.  Nor
 # can qemu-user (NATIVE): the limit would count the emulator's memory.
-if [ "${SLUICE_SAN:-}" != 1 ]; then
+if [ "${SPATE_SAN:-}" != 1 ]; then
 	for loc in C C.UTF-8; do
 		p=NATIVE,GNU
 		[ $loc = C ] || p=NATIVE,UTF8,GNU
@@ -118,7 +118,7 @@ fi
 # 8 KiB of its own, as GNU's tee copies through its stack, into a pipe
 # and two files, from a pipe.  (0.3.0 said "read error: Cannot allocate
 # memory" and wrote nothing.)
-test_both_paths SLUICE,INJECT 'tee F1 F2, no heap of a page: copies on' '
+test_both_paths SPATE,INJECT 'tee F1 F2, no heap of a page: copies on' '
 	$SYS_CAT "$TRASH/big" | save_status with_inject \
 		"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
 		tee o1 o2 >actual 2>err &&
@@ -131,13 +131,13 @@ test_both_paths SLUICE,INJECT 'tee F1 F2, no heap of a page: copies on' '
 
 # The same from a socket that keeps records apart: records of 6000
 # bytes, each whole in GNU's 8 KiB, and in every output whole.
-test_expect_success SLUICE,INJECT,PYTHON3 'tee F1 F2 from 6000-byte records, no heap of a page: every record' '
+test_expect_success SPATE,INJECT,PYTHON3 'tee F1 F2 from 6000-byte records, no heap of a page: every record' '
 	head -c $((6000 * 12 + 1234)) "$TRASH/big" >in &&
 	: >injected &&
 	with_record_stdin seqpacket 6000 env LD_PRELOAD="$INJECT_SO" \
 		ASAN_OPTIONS="$INJECT_ASAN_OPTIONS" \
-		SLUICE_INJECT="realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
-		SLUICE_INJECTED="$PWD/injected" timeout 60 tee o1 o2 <in >actual &&
+		SPATE_INJECT="realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM" \
+		SPATE_INJECTED="$PWD/injected" timeout 60 tee o1 o2 <in >actual &&
 	test_injected "^realloc\(" &&
 	cmp in actual && cmp in o1 && cmp in o2
 '
@@ -150,15 +150,15 @@ test_expect_success SLUICE,INJECT,PYTHON3 'tee F1 F2 from 6000-byte records, no 
 # shutdown(2), closing only after tee ended: a close with bytes unread
 # would make tee's next write fail with ECONNRESET, not EPIPE, an error
 # that -p tells.
-test_expect_success SLUICE,INJECT,PYTHON3 'tee -p F >small socket that leaves, no heap of a page: F whole' '
+test_expect_success SPATE,INJECT,PYTHON3 'tee -p F >small socket that leaves, no heap of a page: F whole' '
 	: >injected &&
 	test_python3 -c "
 import os, socket, subprocess, sys
 a, b = socket.socketpair()
 a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
-env = dict(os.environ, LD_PRELOAD=sys.argv[1], SLUICE_INJECTED=sys.argv[2],
+env = dict(os.environ, LD_PRELOAD=sys.argv[1], SPATE_INJECTED=sys.argv[2],
     ASAN_OPTIONS=sys.argv[4],
-    SLUICE_INJECT=\"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM\")
+    SPATE_INJECT=\"realloc:size=4096+:error=ENOMEM calloc:size=4096+:error=ENOMEM\")
 p = subprocess.Popen([\"tee\", \"-p\", \"o1\"], stdin=open(sys.argv[3], \"rb\"),
     stdout=a, env=env)
 a.close()
@@ -181,7 +181,7 @@ sys.exit(st)
 # tee's own is the 1st): it copies on by GNU's loop (lib/plain.c), where
 # 0.3.0 said "read error: Cannot allocate memory", status 1.
 for k in 2 3; do
-	test_expect_success SLUICE,INJECT "tee F1 F2, the engine's calloc $k fails: copies on" '
+	test_expect_success SPATE,INJECT "tee F1 F2, the engine's calloc $k fails: copies on" '
 		LC_ALL=C save_status with_inject "calloc:nth='$k':error=ENOMEM" \
 			tee o1 o2 <"$TRASH/f" >out 2>err &&
 		test_status 0 &&
@@ -191,7 +191,7 @@ for k in 2 3; do
 		cmp "$TRASH/f" o1 && cmp "$TRASH/f" o2
 	'
 done
-test_expect_success SLUICE,INJECT,GNU "tee /dev/full F, the engine's calloc fails: as GNU's tee" '
+test_expect_success SPATE,INJECT,GNU "tee /dev/full F, the engine's calloc fails: as GNU's tee" '
 	LC_ALL=C save_status with_inject "calloc:nth=2:error=ENOMEM" \
 		tee /dev/full o1 <"$TRASH/f" >out 2>err &&
 	test_injected "^calloc\(" &&

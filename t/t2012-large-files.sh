@@ -43,7 +43,7 @@ test_expect_success SPARSE 'setup: sparse files past 2 GiB and past 4 GiB' '
 	cksum <"$TRASH/big4" >"$TRASH/big4.sum"
 '
 
-# The zero-copy path (copy_file_range, splice) and SLUICE_ZEROCOPY=0
+# The zero-copy path (copy_file_range, splice) and SPATE_ZEROCOPY=0
 # (read, write): each keeps its own count of what an input holds.
 test_both_paths SPARSE 'cat FILE past 2 GiB into a pipe: every byte' '
 	save_status cat "$TRASH/big2" 2>err | cksum >actual &&

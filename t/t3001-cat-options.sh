@@ -413,12 +413,12 @@ test_expect_success '--version: first line, status 0, no input read' '
 	grep "^cat (.*) [0-9]" first
 '
 
-test_expect_success SLUICE '--version names sluice and its version' '
+test_expect_success SPATE '--version names spate and its version' '
 	cat --version >out &&
-	v=$(sed -n "s/^#define SLUICE_VERSION \"\(.*\)\"\$/\1/p" \
-		"$SRC_DIR/include/sluice.h") &&
+	v=$(sed -n "s/^#define SPATE_VERSION \"\(.*\)\"\$/\1/p" \
+		"$SRC_DIR/include/spate.h") &&
 	test -n "$v" &&
-	echo "cat (sluice) $v" >expect &&
+	echo "cat (spate) $v" >expect &&
 	head -n 1 out >first &&
 	test_cmp expect first
 '

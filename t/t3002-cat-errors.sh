@@ -95,7 +95,7 @@ test_expect_success "broken pipe${opt:+ ($opt)}, SIGPIPE ignored: write error" '
 # cat waits in poll(2); GNU 9.1 (and 9.11) fail with EAGAIN.  The sleeps
 # pace the other end, so that cat meets EAGAIN; the cases hold whether
 # it does or not.
-test_expect_success SLUICE "non-blocking stdout${opt:+ ($opt)}: cat waits, exact" '
+test_expect_success SPATE "non-blocking stdout${opt:+ ($opt)}: cat waits, exact" '
 	save_status with_nonblock 1 cat $opt "$TRASH/big" 2>err |
 		{ sleep 1 && $SYS_CAT; } >out &&
 	test_status 0 &&
@@ -104,7 +104,7 @@ test_expect_success SLUICE "non-blocking stdout${opt:+ ($opt)}: cat waits, exact
 	cmp expect out
 '
 
-test_expect_success SLUICE "non-blocking stdin${opt:+ ($opt)}: cat waits, exact" '
+test_expect_success SPATE "non-blocking stdin${opt:+ ($opt)}: cat waits, exact" '
 	{ sleep 1 && $SYS_CAT "$TRASH/big"; } |
 		save_status with_nonblock 0 cat $opt >out 2>err &&
 	test_status 0 &&
@@ -116,14 +116,14 @@ test_expect_success SLUICE "non-blocking stdin${opt:+ ($opt)}: cat waits, exact"
 # GNU's failures, with a FIFO open for reading and writing as the pipe:
 # no other end ever comes, so a pipe that is empty (stdin) or that fills
 # (stdout) makes EAGAIN whatever runs when.
-test_expect_success !SLUICE "non-blocking stdout${opt:+ ($opt)}: GNU fails, EAGAIN" '
+test_expect_success !SPATE "non-blocking stdout${opt:+ ($opt)}: GNU fails, EAGAIN" '
 	mkfifo fifo &&
 	test_expect_code 1 with_nonblock 1 cat $opt "$TRASH/big" 1<>fifo 2>err &&
 	echo "cat: write error: $(strerror EAGAIN)" >expect &&
 	test_cmp expect err
 '
 
-test_expect_success !SLUICE "non-blocking stdin${opt:+ ($opt)}: GNU fails, EAGAIN" '
+test_expect_success !SPATE "non-blocking stdin${opt:+ ($opt)}: GNU fails, EAGAIN" '
 	mkfifo fifo &&
 	test_expect_code 1 with_nonblock 0 cat $opt <>fifo >out 2>err &&
 	echo "cat: -: $(strerror EAGAIN)" >expect &&

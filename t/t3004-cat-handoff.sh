@@ -4,7 +4,7 @@
 # into the pipe, never writing a page again once it is handed over.
 # Readers that hold the pages (tee(2) into other pipes), read slowly or
 # from a non-blocking pipe must all get exactly GNU's output; where the
-# handoff must not be taken (a packet-mode pipe, SLUICE_ZEROCOPY=0, a
+# handoff must not be taken (a packet-mode pipe, SPATE_ZEROCOPY=0, a
 # short output) it is not.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
@@ -58,9 +58,9 @@ test_expect_success STRACE 'cat -n of 1 MiB (a short output): write(2) only' '
 	! grep -q "^vmsplice(" trace &&
 	! grep -q "^mmap(NULL, 4194304," trace
 '
-test_expect_success STRACE 'SLUICE_ZEROCOPY=0 cat -n of 12 MiB: write(2) only' '
+test_expect_success STRACE 'SPATE_ZEROCOPY=0 cat -n of 12 MiB: write(2) only' '
 	$GNU_CAT -n "$TRASH/big" >expect &&
-	SLUICE_ZEROCOPY=0 strace -qq -o trace -e trace=vmsplice,write \
+	SPATE_ZEROCOPY=0 strace -qq -o trace -e trace=vmsplice,write \
 	    cat -n "$TRASH/big" | $GNU_CAT >out &&
 	test_cmp expect out &&
 	grep -q "^write(1," trace &&
@@ -118,8 +118,8 @@ test_expect_success 'a reader of 1000 bytes at a time, after a pause: exact' '
 '
 
 # GNU 9.1 stops there with "write error: Resource temporarily
-# unavailable"; 9.2 and later wait, a fix sluice follows.
-test_expect_success SLUICE,STRACE 'non-blocking output pipe, slow reader: exact, no spin' '
+# unavailable"; 9.2 and later wait, a fix spate follows.
+test_expect_success SPATE,STRACE 'non-blocking output pipe, slow reader: exact, no spin' '
 	$GNU_CAT -n "$TRASH/big" >expect &&
 	with_nonblock 1 strace -qq -o trace -e trace=vmsplice,write,poll \
 	    cat -n "$TRASH/big" | { sleep 1; $GNU_CAT; } >out &&

@@ -2,15 +2,15 @@
 # cat A B C into an output that fills up: a small tmpfs (ENOSPC), or a
 # file size limit with SIGXFSZ ignored (EFBIG).  Whichever way the bytes
 # go (copy_file_range between files of one file system, splice from a
-# pipe, read/write from another file system or with SLUICE_ZEROCOPY=0,
+# pipe, read/write from another file system or with SPATE_ZEROCOPY=0,
 # the -n transformation), cat says "cat: write error: E" once, stops,
 # exits 1, and the output is an exact prefix of the whole.
 #
 # GNU 9.1 says so on its read/write path only: when copy_file_range
 # fails it names the input file it was copying ("cat: B: No space left
-# on device"), goes on, and names every later file too.  sluice keeps
+# on device"), goes on, and names every later file too.  spate keeps
 # one wording for one error of the output (man/cat.1 says so); the
-# SLUICE cases pin it, the !SLUICE ones GNU's.
+# SPATE cases pin it, the !SPATE ones GNU's.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-proc.sh"
@@ -77,16 +77,16 @@ cat_named_inputs() {
 }
 
 # Files of one file system: copy_file_range, which GNU 9.1 words apart.
-test_both_paths SMALL_TMPFS,SLUICE 'A B C on a full tmpfs: one write error, cat stops' '
+test_both_paths SMALL_TMPFS,SPATE 'A B C on a full tmpfs: one write error, cat stops' '
 	cat_on_small_tmpfs "cat A B C >out 2>../err; echo \$? >../status" &&
 	cat_wrote_error ENOSPC
 '
-test_expect_success SMALL_TMPFS,!SLUICE 'A B C on a full tmpfs: GNU 9.1 names the inputs' '
+test_expect_success SMALL_TMPFS,!SPATE 'A B C on a full tmpfs: GNU 9.1 names the inputs' '
 	cat_on_small_tmpfs "cat A B C >out 2>../err; echo \$? >../status" &&
 	cat_named_inputs ENOSPC
 '
 
-# Ways GNU 9.1 words as sluice does: splice from a pipe, read/write from
+# Ways GNU 9.1 words as spate does: splice from a pipe, read/write from
 # another file system, cat -n.
 test_both_paths SMALL_TMPFS 'a pipe into a full tmpfs: one write error, cat stops' '
 	cat_on_small_tmpfs "$SYS_CAT A B C 2>/dev/null | cat >out 2>../err; echo \$? >../status" &&
@@ -115,12 +115,12 @@ cat_limited() {
 	with_ulimit -f 100 sh -c 'trap "" XFSZ; exec "$@"' sh "$@"
 }
 
-test_both_paths SLUICE 'A B C past the file size limit: one write error, cat stops' '
+test_both_paths SPATE 'A B C past the file size limit: one write error, cat stops' '
 	cp "$TRASH/A" "$TRASH/B" "$TRASH/C" . &&
 	save_status cat_limited cat A B C >out 2>err &&
 	cat_wrote_error EFBIG
 '
-test_expect_success !SLUICE 'A B C past the file size limit: GNU 9.1 names the inputs' '
+test_expect_success !SPATE 'A B C past the file size limit: GNU 9.1 names the inputs' '
 	cp "$TRASH/A" "$TRASH/B" "$TRASH/C" . &&
 	save_status cat_limited cat A B C >out 2>err &&
 	cat_named_inputs EFBIG

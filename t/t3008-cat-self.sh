@@ -5,7 +5,7 @@
 # offset is past the input's, or an option writes more than it reads.
 # Otherwise it is copied onto itself, as GNU 9.7 and later do (9.6 began
 # it, 9.7 fixed an O_APPEND output at the input's end); GNU 9.1 refuses
-# every such input that still has data ahead: those cases are SLUICE,
+# every such input that still has data ahead: those cases are SPATE,
 # each paired with 9.1's.  Every case of GNU's tests/cat/cat-self.sh is
 # here, in its own words: the comments say which.
 . "$(dirname "$0")/test-lib.sh"
@@ -40,14 +40,14 @@ test_expect_success 'allowed: cat F G >F, F emptied by >' '
 
 # GNU 9.6 and later: stdin and stdout open on F at offset 0; each byte
 # is written where it was read, after it was read, and the copy ends.
-test_expect_success SLUICE 'copied onto itself: cat - G <F 1<>F' '
+test_expect_success SPATE 'copied onto itself: cat - G <F 1<>F' '
 	$SYS_CAT "$TRASH/x" >f &&
 	cat - "$TRASH/y" <f 1<>f 2>err &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/xy" f
 '
 
-test_expect_success SLUICE 'copied onto itself: cat F G 1<>F' '
+test_expect_success SPATE 'copied onto itself: cat F G 1<>F' '
 	$SYS_CAT "$TRASH/x" >f &&
 	cat f "$TRASH/y" 1<>f 2>err &&
 	test_must_be_empty err &&
@@ -55,7 +55,7 @@ test_expect_success SLUICE 'copied onto itself: cat F G 1<>F' '
 '
 
 # GNU 9.1 refuses both, and G's bytes overwrite F's: x is lost.
-test_expect_success !SLUICE 'GNU 9.1 refuses cat - G <F 1<>F and cat F G 1<>F' '
+test_expect_success !SPATE 'GNU 9.1 refuses cat - G <F 1<>F and cat F G 1<>F' '
 	$SYS_CAT "$TRASH/x" >f &&
 	test_expect_code 1 cat - "$TRASH/y" <f 1<>f 2>err &&
 	cat_self_refused - f "$TRASH/y" &&
@@ -147,7 +147,7 @@ test_expect_success 'refused: cat -n - G <F 1<>F, G numbered over F' '
 
 # -s writes at most what it reads: the writes stay behind the reads.
 # The file is not truncated: what the squeezed copy did not cover stays.
-test_expect_success SLUICE 'copied onto itself: cat -s F 1<>F' '
+test_expect_success SPATE 'copied onto itself: cat -s F 1<>F' '
 	printf "a\n\n\n\nb\n" >f &&
 	cat -s f 1<>f 2>err &&
 	test_must_be_empty err &&
@@ -155,7 +155,7 @@ test_expect_success SLUICE 'copied onto itself: cat -s F 1<>F' '
 	test_cmp expect f
 '
 
-test_expect_success !SLUICE 'GNU 9.1 refuses cat -s F 1<>F' '
+test_expect_success !SPATE 'GNU 9.1 refuses cat -s F 1<>F' '
 	printf "a\n\n\n\nb\n" >f &&
 	printf "a\n\n\n\nb\n" >expect &&
 	test_expect_code 1 cat -s f 1<>f 2>err &&
@@ -170,7 +170,7 @@ test_expect_success 'refused: cat -s F >>F' '
 
 # Megabytes, so that the zero-copy path is reached: copy_file_range(2)
 # refuses ranges of one file that overlap, which read/write then copies.
-test_both_paths SLUICE 'copied onto itself, 3 MB: cat - G <F 1<>F' '
+test_both_paths SPATE 'copied onto itself, 3 MB: cat - G <F 1<>F' '
 	$SYS_CAT "$TRASH/big" >f &&
 	cat - "$TRASH/y" <f 1<>f 2>err &&
 	test_must_be_empty err &&
@@ -181,7 +181,7 @@ test_both_paths SLUICE 'copied onto itself, 3 MB: cat - G <F 1<>F' '
 # The reader K bytes ahead of the writer: F's bytes from K on move to
 # its start, and its last K bytes stay.  K is 2 MB of 3: the ranges do
 # not overlap, and copy_file_range(2) copies within F.
-test_both_paths SLUICE 'copied onto itself, stdin ahead: F shifted left' '
+test_both_paths SPATE 'copied onto itself, stdin ahead: F shifted left' '
 	$SYS_CAT "$TRASH/big" >f &&
 	{ head -c 2000000 >/dev/null && cat 2>err; } <f 1<>f &&
 	test_must_be_empty err &&
@@ -190,7 +190,7 @@ test_both_paths SLUICE 'copied onto itself, stdin ahead: F shifted left' '
 	cmp expect f
 '
 
-test_expect_success !SLUICE 'GNU 9.1 refuses stdin ahead of stdout' '
+test_expect_success !SPATE 'GNU 9.1 refuses stdin ahead of stdout' '
 	$SYS_CAT "$TRASH/big" >f &&
 	{ head -c 1000000 >/dev/null && test_expect_code 1 cat 2>err; } \
 		<f 1<>f &&

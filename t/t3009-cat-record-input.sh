@@ -3,7 +3,7 @@
 # SOCK_DGRAM stdin, where a read shorter than a record loses the rest
 # of it.  GNU 9.1 reads 128 KiB at a time, plain or with options, so it
 # gets every record up to 128 KiB whole; cat must get as much, and the
-# longer records whole too, where GNU cuts them (SLUICE).
+# longer records whole too, where GNU cuts them (SPATE).
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
 
@@ -49,12 +49,12 @@ for kind in seqpacket dgram; do
 		done
 	'
 	# GNU's reads of 128 KiB cut longer records.
-	test_both_paths PYTHON3,SLUICE "$kind stdin: plain cat reads records over 128 KiB whole" '
+	test_both_paths PYTHON3,SPATE "$kind stdin: plain cat reads records over 128 KiB whole" '
 		for size in $CAT_LONGER; do
 			cat_record_input '$kind' $size || return 1
 		done
 	'
-	test_expect_success PYTHON3,GNU,SLUICE "$kind stdin: cat -n, -A read records over 128 KiB whole" '
+	test_expect_success PYTHON3,GNU,SPATE "$kind stdin: cat -n, -A read records over 128 KiB whole" '
 		for size in $CAT_LONGER; do
 			cat_record_input '$kind' $size -n &&
 			cat_record_input '$kind' $size -A || return 1
@@ -64,7 +64,7 @@ done
 
 # What GNU does with a record over 128 KiB: its first 128 KiB, the rest
 # lost (the difference cat.1 states).
-test_expect_success PYTHON3,!SLUICE 'seqpacket stdin: GNU cat cuts records over 128 KiB' '
+test_expect_success PYTHON3,!SPATE 'seqpacket stdin: GNU cat cuts records over 128 KiB' '
 	head -c $((131073 * 3)) "$TRASH/data" >in &&
 	test_python3 -c "
 import sys
@@ -78,7 +78,7 @@ sys.stdout.buffer.write(b\"\".join(d[i:i + 131072]
 
 # Records in, records out: plain cat writes each record it read, whole,
 # as GNU writes what each of its reads returned.
-test_both_paths PYTHON3,SLUICE 'seqpacket stdin and stdout: each record over 128 KiB written whole' '
+test_both_paths PYTHON3,SPATE 'seqpacket stdin and stdout: each record over 128 KiB written whole' '
 	head -c $((131073 * 12 + 1234)) "$TRASH/data" >in &&
 	with_record_stdout seqpacket 0 "$(python3_path)" -I -S \
 		-c "$RECORD_STDIN_PY" seqpacket 131073 cat <in >actual &&

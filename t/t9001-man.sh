@@ -12,21 +12,21 @@ test_expect_success MANDOC 'tee.1: mandoc -Tlint is clean' '
 	man_lint tee.1
 '
 
-test_expect_success SLUICE 'yes.1 documents every long option of yes --help' '
+test_expect_success SPATE 'yes.1 documents every long option of yes --help' '
 	yes --help >help &&
 	help_long_options help >opts &&
 	test -s opts &&
 	man_documents yes.1 $($SYS_CAT opts)
 '
 
-test_expect_success SLUICE 'tee.1 documents every long option of tee --help' '
+test_expect_success SPATE 'tee.1 documents every long option of tee --help' '
 	tee --help >help &&
 	help_long_options help >opts &&
 	grep -qx -- --output-error opts &&
 	man_documents tee.1 $($SYS_CAT opts)
 '
 
-test_expect_success SLUICE 'tee.1 documents every short option of tee --help' '
+test_expect_success SPATE 'tee.1 documents every short option of tee --help' '
 	tee --help >help &&
 	help_short_options help >opts &&
 	printf "%s\n" -a -i -p >expect &&
@@ -34,7 +34,7 @@ test_expect_success SLUICE 'tee.1 documents every short option of tee --help' '
 	man_documents tee.1 $($SYS_CAT opts)
 '
 
-test_expect_success SLUICE 'tee.1 documents every MODE of tee --help' '
+test_expect_success SPATE 'tee.1 documents every MODE of tee --help' '
 	tee --help >help &&
 	sed -n "/^MODE determines/,/^The default/s/^  \([a-z-]*\)  .*/\1/p" \
 		help >modes &&

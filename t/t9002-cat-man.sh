@@ -8,7 +8,7 @@ test_expect_success MANDOC 'cat.1: mandoc -Tlint is clean' '
 	man_lint cat.1
 '
 
-test_expect_success SLUICE 'cat.1 documents every long option of cat --help' '
+test_expect_success SPATE 'cat.1 documents every long option of cat --help' '
 	cat --help >help &&
 	help_long_options help >opts &&
 	printf "%s\n" --help --number --number-nonblank --show-all \
@@ -18,7 +18,7 @@ test_expect_success SLUICE 'cat.1 documents every long option of cat --help' '
 	man_documents cat.1 $($SYS_CAT opts)
 '
 
-test_expect_success SLUICE 'cat.1 documents every short option of cat --help' '
+test_expect_success SPATE 'cat.1 documents every short option of cat --help' '
 	cat --help >help &&
 	help_short_options help >opts &&
 	printf "%s\n" -A -E -T -b -e -n -s -t -u -v | sort >expect &&

@@ -2,9 +2,9 @@
 # Messages in other languages, worded by libc and by GNU's catalogs: bad
 # options (getopt's), files that cannot be read or written (strerror's),
 # names quoted for the shell as the locale's encoding allows.  In each
-# locale, each command and `sluice CMD` must say, to the byte and with
+# locale, each command and `spate CMD` must say, to the byte and with
 # the same status, what GNU 9.1 in /usr/bin says there when called by
-# the same name.  t9202 has the texts that are sluice's alone.
+# the same name.  t9202 has the texts that are spate's alone.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-nls.sh"
 test_require_prereq GNU

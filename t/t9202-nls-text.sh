@@ -1,8 +1,8 @@
 #!/bin/sh
 # Texts in other languages that no libc words: --help, --output-error's
 # complaint with the locale's quotes, input file is output file, and
-# sluice's own lines, which stay in English.  In each locale, each
-# command and `sluice CMD` must say, to the byte and with the same
+# spate's own lines, which stay in English.  In each locale, each
+# command and `spate CMD` must say, to the byte and with the same
 # status, what GNU 9.1 in /usr/bin says there when called by the same
 # name.  No glibc wording, so that the musl build runs it too.
 . "$(dirname "$0")/test-lib.sh"
@@ -10,7 +10,7 @@
 test_require_prereq GNU
 
 # nls_help_head FILE: the --help text in FILE up to its last paragraph,
-# which is GNU's links to its manual, or sluice's line about itself.
+# which is GNU's links to its manual, or spate's line about itself.
 nls_help_head() {
 	awk '{ line[NR] = $0 } $0 == "" { last = NR }
 		END { for (i = 1; i <= last; i++) print line[i] }' "$1"
@@ -52,23 +52,23 @@ text_cases() {
 		done
 	'
 
-	test_expect_success "SLUICE${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: --help ends with sluice's line, in English" '
+	test_expect_success "SPATE${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: --help ends with spate's line, in English" '
 		for c in yes tee cat; do
 			nls_own $c --help >own &&
 			tail -n 2 own >actual &&
-			printf "\nsluice %s: fast yes, tee and cat.  See %s(1) for details.\n" \
+			printf "\nspate %s: fast yes, tee and cat.  See %s(1) for details.\n" \
 				"$NLS_VERSION" $c >expect &&
 			test_cmp_v expect actual || exit 1
 		done
 	'
 
-	test_expect_success "SLUICE${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: --version: GNU's first line, then sluice's in English" '
+	test_expect_success "SPATE${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: --version: GNU's first line, then spate's in English" '
 		for c in yes tee cat; do
 			nls_gnu $c --version | head -n 1 |
-				sed "s/ (GNU coreutils) .*/ (sluice) $NLS_VERSION/" \
+				sed "s/ (GNU coreutils) .*/ (spate) $NLS_VERSION/" \
 				>expect &&
 			$SYS_CAT >>expect <<-\EOF &&
-			Copyright (C) 2026 The sluice authors.
+			Copyright (C) 2026 The spate authors.
 			License ISC: <https://opensource.org/licenses/ISC>.
 			This is free software: you are free to change and redistribute it.
 			There is NO WARRANTY, to the extent permitted by law.
@@ -81,29 +81,29 @@ text_cases() {
 
 # text_locale_cases: the cases for each locale.
 text_locale_cases() {
-	test_expect_success "MULTICALL${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: sluice's own messages in English, GNU's hint and quotes" '
+	test_expect_success "MULTICALL${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: spate's own messages in English, GNU's hint and quotes" '
 		nls_gnu tee --bogus </dev/null 2>gnu;
-		tail -n 1 gnu | sed "s/tee --help/sluice --help/" >hint &&
-		echo "sluice: missing command" >expect &&
+		tail -n 1 gnu | sed "s/tee --help/spate --help/" >hint &&
+		echo "spate: missing command" >expect &&
 		$SYS_CAT hint >>expect &&
-		test_expect_code 1 env LC_ALL="$NLS_L" sluice 2>actual &&
+		test_expect_code 1 env LC_ALL="$NLS_L" spate 2>actual &&
 		test_cmp_v expect actual &&
 		nls_gnu tee --output-error=frob </dev/null 2>gnu;
 		q=$(head -n 1 gnu | grep -o "[^ ]*frob[^ ]*") &&
-		echo "sluice: unknown command $q" >expect &&
-		test_expect_code 1 env LC_ALL="$NLS_L" sluice frob 2>actual &&
+		echo "spate: unknown command $q" >expect &&
+		test_expect_code 1 env LC_ALL="$NLS_L" spate frob 2>actual &&
 		test_cmp_v expect actual &&
-		echo "sluice: unrecognized option $(echo "$q" | sed s/frob/--frob/)" >expect &&
+		echo "spate: unrecognized option $(echo "$q" | sed s/frob/--frob/)" >expect &&
 		$SYS_CAT hint >>expect &&
-		test_expect_code 1 env LC_ALL="$NLS_L" sluice --frob 2>actual &&
+		test_expect_code 1 env LC_ALL="$NLS_L" spate --frob 2>actual &&
 		test_cmp_v expect actual
 	'
 
-	# sluice's own text, which t9101 checks in the C locale: the same here.
-	test_expect_success "MULTICALL${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: sluice --help and --version as in the C locale" '
+	# spate's own text, which t9101 checks in the C locale: the same here.
+	test_expect_success "MULTICALL${NLS_PREREQ:+,}$NLS_PREREQ" "$NLS_TITLE: spate --help and --version as in the C locale" '
 		for o in --help --version; do
-			LC_ALL=C sluice $o >expect &&
-			env LC_ALL="$NLS_L" sluice $o >actual &&
+			LC_ALL=C spate $o >expect &&
+			env LC_ALL="$NLS_L" spate $o >actual &&
 			test_cmp_v expect actual || exit 1
 		done
 	'

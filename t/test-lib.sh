@@ -13,7 +13,7 @@
 # The commands under test are called by name (yes, tee, cat): from the build
 # tree, or with TEST_HOST=1 the reference GNU tools in /usr/bin, so that
 # every expectation is itself checked against GNU.
-# SLUICE_BIN=DIR tests the commands in DIR instead (an installed copy,
+# SPATE_BIN=DIR tests the commands in DIR instead (an installed copy,
 # a static build, a package).  Output is TAP.
 # A case may name prerequisites (test_expect_success STRACE,!ROOT 'title'
 # '...'); a missing one skips the case, and t/run counts skips apart.
@@ -29,14 +29,14 @@ esac
 set -u
 LC_ALL=C
 export LC_ALL
-unset POSIXLY_CORRECT SLUICE_ZEROCOPY
+unset POSIXLY_CORRECT SPATE_ZEROCOPY
 
 TEST_DIR=$(cd "$(dirname "$0")" && pwd)
 SRC_DIR=$(dirname "$TEST_DIR")
 if [ "${TEST_HOST:-}" = 1 ]; then
 	BIN_DIR=/usr/bin
-elif [ -n "${SLUICE_BIN:-}" ]; then
-	BIN_DIR=$(cd "$SLUICE_BIN" && pwd) || exit 1
+elif [ -n "${SPATE_BIN:-}" ]; then
+	BIN_DIR=$(cd "$SPATE_BIN" && pwd) || exit 1
 else
 	BIN_DIR=$SRC_DIR/${BUILD:-build}
 fi
@@ -57,7 +57,7 @@ GNU_YES=/usr/bin/yes
 SQ="'"
 export SYS_CAT GNU_CAT GNU_TEE GNU_YES
 
-# sluice installed over the system's yes, tee or cat (or the commands
+# spate installed over the system's yes, tee or cat (or the commands
 # under test in /usr/bin) would be its own reference: every helper and
 # every expectation made with it, so that nothing it does wrong could
 # show.  Refuse to run.  With TEST_HOST=1 the commands under test are
@@ -66,9 +66,9 @@ for tl_tool in "$SYS_CAT" "$GNU_CAT" "$GNU_TEE" "$GNU_YES"; do
 	tl_cmd=${tl_tool##*/}
 	if { [ "${TEST_HOST:-}" != 1 ] &&
 	    [ "$tl_tool" -ef "$BIN_DIR/$tl_cmd" ]; } ||
-	    "$tl_tool" --version 2>/dev/null | grep -q "(sluice)"; then
-		echo "Bail out! test-lib: $tl_tool is sluice's $tl_cmd," \
-			"not GNU coreutils': the tests would check sluice" \
+	    "$tl_tool" --version 2>/dev/null | grep -q "(spate)"; then
+		echo "Bail out! test-lib: $tl_tool is spate's $tl_cmd," \
+			"not GNU coreutils': the tests would check spate" \
 			"against itself.  Run them where /usr/bin has GNU's" \
 			"yes, tee and cat."
 		exit 1
@@ -93,15 +93,15 @@ done
 
 test_count=0
 test_failed=0
-TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-test.XXXXXX") || exit 1
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/spate-test.XXXXXX") || exit 1
 trap 'cd / && rm -rf "$TRASH"' EXIT
 # Killed (t/run's guard against a hang): the scratch directory goes too.
 trap 'exit 143' TERM
 cd "$TRASH" || exit 1
 
-# In the sanitizer build (SLUICE_SAN=1), LeakSanitizer cannot run under
+# In the sanitizer build (SPATE_SAN=1), LeakSanitizer cannot run under
 # ptrace: a shim strace turns leak checks off for the commands it traces.
-if [ "${SLUICE_SAN:-}" = 1 ] && real_strace=$(command -v strace); then
+if [ "${SPATE_SAN:-}" = 1 ] && real_strace=$(command -v strace); then
 	mkdir "$TRASH/bin" &&
 	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' \
 		"$real_strace" >"$TRASH/bin/strace" &&
@@ -141,7 +141,7 @@ test_have_prereq() {
 }
 
 # prereq_check NAME: 0 if NAME is met, 1 if not.  A lazy NAME is decided
-# here the first time, with SLUICE_ZEROCOPY unset whatever the case set.
+# here the first time, with SPATE_ZEROCOPY unset whatever the case set.
 # A NAME never set nor declared ends the script: a typo must not pass for
 # a skip.
 prereq_check() {
@@ -159,7 +159,7 @@ prereq_check() {
 		pc_have=no
 		rm -rf "$TRASH/prereq-$1" && mkdir "$TRASH/prereq-$1" || exit 1
 		if (
-			unset SLUICE_ZEROCOPY
+			unset SPATE_ZEROCOPY
 			cd "$TRASH/prereq-$1" &&
 			eval "eval \"\$prereq_lazy_$1\""
 		) >"$TRASH/prereq-$1.log" 2>&1 </dev/null
@@ -173,13 +173,13 @@ prereq_check() {
 }
 
 # NATIVE: the commands under test run on this machine's CPU, not under
-# an emulator (SLUICE_EMULATOR, set by `make check-cross` for qemu-user):
+# an emulator (SPATE_EMULATOR, set by `make check-cross` for qemu-user):
 # the system calls a tracer sees are theirs, and the memory their limits
 # count and the threads of their process are theirs alone, not the
 # emulator's as well; a signal that kills them does so when it is sent,
 # where the emulator catches every signal and passes it on later.
 test_lazy_prereq NATIVE '
-	test -z "${SLUICE_EMULATOR:-}"
+	test -z "${SPATE_EMULATOR:-}"
 '
 
 # STRACE: strace runs here and its fault injection works (not under a
@@ -201,16 +201,16 @@ test_lazy_prereq DEVFULL '
 	test -c /dev/full && test -w /dev/full
 '
 
-# SLUICE: the commands under test are sluice's, not GNU's (TEST_HOST=1).
-test_lazy_prereq SLUICE '
+# SPATE: the commands under test are spate's, not GNU's (TEST_HOST=1).
+test_lazy_prereq SPATE '
 	test "${TEST_HOST:-}" != 1
 '
 
-# MULTICALL: the commands under test come with a multi-call sluice
+# MULTICALL: the commands under test come with a multi-call spate
 # beside them (the build, `make check-multi`'s links); not GNU's.
 test_lazy_prereq MULTICALL '
-	test_have_prereq SLUICE &&
-	test -x "$BIN_DIR/sluice"
+	test_have_prereq SPATE &&
+	test -x "$BIN_DIR/spate"
 '
 
 # GNU: the reference tools are GNU coreutils' (GNU_CAT, GNU_TEE,
@@ -239,7 +239,7 @@ test_lazy_prereq ROOT '
 # ZEROCOPY: yes makes zero-copy calls (not so in a portable build or in
 # GNU's): ask the binary itself, by watching it write into a pipe.
 test_lazy_prereq ZEROCOPY '
-	test_have_prereq SLUICE,STRACE &&
+	test_have_prereq SPATE,STRACE &&
 	strace -f -qq -e trace=vmsplice -o trace yes | head -c 1 >/dev/null &&
 	grep vmsplice trace
 '
@@ -345,13 +345,13 @@ test_when_finished() {
 }
 
 # The two paths of the engine: zc, the default settings, where zero-copy
-# calls (vmsplice, splice, tee) are allowed; rw, with SLUICE_ZEROCOPY=0,
+# calls (vmsplice, splice, tee) are allowed; rw, with SPATE_ZEROCOPY=0,
 # read(2) and write(2) only.  GNU has no switch: with TEST_HOST=1 both
 # run the same GNU command, and both must pass.
 
 # test_path PATH [PREREQ,...] TITLE SCRIPT: one case on PATH (zc or rw),
-# titled "zero-copy: TITLE" or "SLUICE_ZEROCOPY=0: TITLE".  SCRIPT sees
-# SLUICE_ZEROCOPY=0 exported on the rw path and unset on the zc path.
+# titled "zero-copy: TITLE" or "SPATE_ZEROCOPY=0: TITLE".  SCRIPT sees
+# SPATE_ZEROCOPY=0 exported on the rw path and unset on the zc path.
 test_path() {
 	case $# in
 	3|4)	;;
@@ -368,10 +368,10 @@ test_path() {
 	fi
 	case $tp_path in
 	zc)	test_expect_success "$tp_prereq" "zero-copy: $1" "
-		unset SLUICE_ZEROCOPY
+		unset SPATE_ZEROCOPY
 		$2" ;;
-	rw)	test_expect_success "$tp_prereq" "SLUICE_ZEROCOPY=0: $1" "
-		SLUICE_ZEROCOPY=0 && export SLUICE_ZEROCOPY &&
+	rw)	test_expect_success "$tp_prereq" "SPATE_ZEROCOPY=0: $1" "
+		SPATE_ZEROCOPY=0 && export SPATE_ZEROCOPY &&
 		$2" ;;
 	*)	echo "test_path: no path $tp_path" >&2; exit 1 ;;
 	esac

@@ -6,7 +6,7 @@
  * name in REAL, the build directory, with the argv[0] it was called by
  * (qemu's -0): a message that names the program ("cat: invalid option")
  * reads as it would on the target.  Its own name is that of the file it
- * runs from, not argv[0]: t9101 calls the multi-call sluice through
+ * runs from, not argv[0]: t9101 calls the multi-call spate through
  * links named after its commands.  The emulator replaces it (exec), so
  * the process the tests signal and wait for is the command's.
  *

@@ -45,7 +45,7 @@ def shell(s, bindir, ref, tool):
 	line = ' | '.join(x for x in (pre, cmd + post[0], post[1]) if x)
 	readers = _readers(s, notes)
 	lines = ['#!/bin/bash',
-		'# sluice-diff seed %d index %d (%s family): %s' % (s['seed'], s['index'],
+		'# spate-diff seed %d index %d (%s family): %s' % (s['seed'], s['index'],
 			s['family'], summary(s))]
 	lines += ['# approximated: ' + n for n in notes]
 	if verdict.racy(s):
@@ -201,7 +201,7 @@ def _shared(s, bindir, ref, tool):
 	shut = ' ' + ' '.join('%d>&-' % (5 + k) for k in range(len(holds)))
 	i = s['stdin']
 	lines = ['#!/bin/bash',
-		'# sluice-diff seed %d index %d (shared family): %s' % (s['seed'], s['index'],
+		'# spate-diff seed %d index %d (shared family): %s' % (s['seed'], s['index'],
 			shared.summary(s)),
 		'# approximated: the pipes are FIFOs, each read by cat, not as its plan says; '
 		'stdin is written by cat; yes is stopped once the others are done',

@@ -114,7 +114,7 @@ def main():
 		with open(os.path.join(a.files[1], 'stdin.data'), 'wb') as f:
 			f.write(stdin_bytes(s))
 		return 0
-	root = tempfile.mkdtemp(prefix='sluice-diff.')
+	root = tempfile.mkdtemp(prefix='spate-diff.')
 	execute.private_mounts()
 	try:
 		if a.self_test:
@@ -142,7 +142,7 @@ def explore(a, bindir, root, out=sys.stdout):
 	"""Draw and check scenarios for a while; print each divergence and a
 	summary; return 1 if any divergence was new."""
 	seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), 'big')
-	print('sluice-diff: seed %d, %s against %s, %s%s' % (seed, bindir, a.ref,
+	print('spate-diff: seed %d, %s against %s, %s%s' % (seed, bindir, a.ref,
 		'%d scenarios' % a.count if a.count else '%g s' % a.seconds,
 		'' if execute.MOUNTS else ' (no mount namespace of its own: the lanes '
 		'family\'s small tmpfs are plain directories)'), file=out, flush=True)
@@ -175,11 +175,11 @@ def explore(a, bindir, root, out=sys.stdout):
 				print('    ' + p, file=out)
 			print('    replay: t/diff/run.py --replay %d:%d --bin %s' % (seed, s['index'], a.bin),
 				file=out, flush=True)
-	print('sluice-diff: seed %d: %d scenarios in %.0f s: %d divergences, %d known, '
+	print('spate-diff: seed %d: %d scenarios in %.0f s: %d divergences, %d known, '
 		'%d allowed, %d where GNU hung, %d errors' % (seed, n, time.monotonic() - start,
 		counts['divergence'], counts['known'], counts['allowed'], counts['gnu-hang'],
 		counts['error']), file=out, flush=True)
-	print('sluice-diff: by family: %s' % ', '.join('%s %d in %.0f s (threads in %d)' % (
+	print('spate-diff: by family: %s' % ', '.join('%s %d in %.0f s (threads in %d)' % (
 		name, f[0], f[2], f[1]) for name, f in families.items()), file=out, flush=True)
 	return 1 if counts['divergence'] or counts['gnu-hang'] or counts['error'] else 0
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 
@@ -30,7 +30,7 @@
 #define BIT(p)		(1u << (p))
 #define RW		BIT(PATH_RW)
 
-#ifdef SLUICE_PORTABLE
+#ifdef SPATE_PORTABLE
 #define ZC(p)		0u		/* no zero-copy in this build */
 #define FAST(p)		PATH_RW
 #else
@@ -38,14 +38,14 @@
 #define FAST(p)		(p)
 #endif
 
-/* Say SLUICE_ZEROCOPY=V, or unset it if V is NULL. */
+/* Say SPATE_ZEROCOPY=V, or unset it if V is NULL. */
 static inline void
 zerocopy_env(const char *v)
 {
 	if (v == NULL)
-		unsetenv("SLUICE_ZEROCOPY");
+		unsetenv("SPATE_ZEROCOPY");
 	else
-		setenv("SLUICE_ZEROCOPY", v, 1);
+		setenv("SPATE_ZEROCOPY", v, 1);
 }
 
 /*

@@ -75,7 +75,7 @@ void tap_teardown(void) __attribute__((weak));
 void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Report one check as not made here: FMT... says why (t/run counts a
- * skip, and SLUICE_NO_SKIP=1 a failure). */
+ * skip, and SPATE_NO_SKIP=1 a failure). */
 void skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Stop the whole test file: print "Bail out! FMT..." and exit 1. */
@@ -187,7 +187,7 @@ xtmpfile(void)
 	char path[4096];
 	int fd;
 
-	snprintf(path, sizeof path, "%s/sluice-unit.XXXXXX", tmp_dir());
+	snprintf(path, sizeof path, "%s/spate-unit.XXXXXX", tmp_dir());
 	if ((fd = mkstemp(path)) == -1)
 		bail_out("mkstemp %s: %s", path, strerror(errno));
 	unlink(path);
@@ -210,7 +210,7 @@ xtmpfile_with(const void *buf, size_t len)
 static inline void
 xtmpdir(char *dir, size_t len)
 {
-	if ((size_t)snprintf(dir, len, "%s/sluice-unit.XXXXXX", tmp_dir()) >= len)
+	if ((size_t)snprintf(dir, len, "%s/spate-unit.XXXXXX", tmp_dir()) >= len)
 		bail_out("scratch directory: path too long");
 	if (mkdtemp(dir) == NULL)
 		bail_out("mkdtemp %s: %s", dir, strerror(errno));

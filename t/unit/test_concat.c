@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 
@@ -199,7 +199,7 @@ test_pipe_to_all(size_t size, size_t step, const char *zc)
 	struct log l = { 0 };
 	int in, r;
 
-	setenv("SLUICE_ZEROCOPY", zc, 1);
+	setenv("SPATE_ZEROCOPY", zc, 1);
 	make_data(size);
 	in = feeder(step);
 	o[0].fd = sink("p0");
@@ -211,7 +211,7 @@ test_pipe_to_all(size_t size, size_t step, const char *zc)
 	reap();
 	ok(r == 0 && l.calls == 0 && holds("p0", NULL) && holds("f1", NULL) &&
 	    holds("p2", NULL), "pipe -> pipe, file, pipe: %zu bytes by %zu, "
-	    "SLUICE_ZEROCOPY=%s", size, step, zc);
+	    "SPATE_ZEROCOPY=%s", size, step, zc);
 }
 
 /* Regular-file input to a pipe, an O_APPEND file and /dev/null. */
@@ -222,7 +222,7 @@ test_file_input(size_t size, const char *zc)
 	struct log l = { 0 };
 	int in, r;
 
-	setenv("SLUICE_ZEROCOPY", zc, 1);
+	setenv("SPATE_ZEROCOPY", zc, 1);
 	make_data(size);
 	in = file("in", NULL, 0);
 	xwrite(in, data, datalen);
@@ -237,7 +237,7 @@ test_file_input(size_t size, const char *zc)
 	reap();
 	ok(r == 0 && l.calls == 0 && holds("p0", NULL) &&
 	    holds("a1", "prior\n"), "file -> pipe, O_APPEND file, /dev/null: "
-	    "%zu bytes, SLUICE_ZEROCOPY=%s", size, zc);
+	    "%zu bytes, SPATE_ZEROCOPY=%s", size, zc);
 }
 
 /* /dev/full fails once with ENOSPC; the outputs around it complete. */
@@ -248,7 +248,7 @@ test_devfull(const char *zc)
 	struct log l = { 0 };
 	int in, r;
 
-	setenv("SLUICE_ZEROCOPY", zc, 1);
+	setenv("SPATE_ZEROCOPY", zc, 1);
 	make_data(300000);
 	in = feeder(4096);
 	o[0].fd = sink("p0");
@@ -257,12 +257,12 @@ test_devfull(const char *zc)
 	r = sl_fanout(in, o, 3, on_fail, &l);
 	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == ENOSPC &&
 	    o[1].fd == -1, "/dev/full reported once as ENOSPC, "
-	    "SLUICE_ZEROCOPY=%s", zc);
+	    "SPATE_ZEROCOPY=%s", zc);
 	close_outs(o, 3);
 	close(in);
 	reap();
 	ok(holds("p0", NULL) && holds("f2", NULL),
-	    "the other outputs got every byte, SLUICE_ZEROCOPY=%s", zc);
+	    "the other outputs got every byte, SPATE_ZEROCOPY=%s", zc);
 }
 
 /* A failure that asks to stop: the outputs after it get nothing more. */
@@ -274,7 +274,7 @@ test_stop(const char *zc)
 	struct stat st;
 	int in, r;
 
-	setenv("SLUICE_ZEROCOPY", zc, 1);
+	setenv("SPATE_ZEROCOPY", zc, 1);
 	make_data(100);
 	in = feeder(100);
 	o[0].fd = xopen("/dev/full", O_WRONLY);
@@ -285,7 +285,7 @@ test_stop(const char *zc)
 	reap();
 	ok(r == 0 && l.calls == 1 && stat("f1", &st) == 0 && st.st_size == 0,
 	    "stop at the first failure, later outputs untouched, "
-	    "SLUICE_ZEROCOPY=%s", zc);
+	    "SPATE_ZEROCOPY=%s", zc);
 }
 
 /* Every output gone: the copy ends without reading the input out. */
@@ -295,7 +295,7 @@ TEST(all_gone)
 	struct log l = { 0 };
 	int in, r;
 
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	make_data(10 << 20);
 	in = feeder(65536);
 	o[0].fd = xopen("/dev/full", O_WRONLY);
@@ -328,7 +328,7 @@ test_nonblocking(const char *zc)
 	struct log l = { 0 };
 	int in, r;
 
-	setenv("SLUICE_ZEROCOPY", zc, 1);
+	setenv("SPATE_ZEROCOPY", zc, 1);
 	make_data(3 << 20);
 	in = feeder(65536);
 	xsetfl(in, O_NONBLOCK);
@@ -341,7 +341,7 @@ test_nonblocking(const char *zc)
 	close(in);
 	reap();
 	ok(r == 0 && l.calls == 0 && holds("p0", NULL) && holds("p1", NULL),
-	    "non-blocking input and outputs, SLUICE_ZEROCOPY=%s", zc);
+	    "non-blocking input and outputs, SPATE_ZEROCOPY=%s", zc);
 }
 
 /* A SOCK_SEQPACKET socket fed with the input by a child, in records of
@@ -383,7 +383,7 @@ test_records(const char *zc)
 	struct log l = { 0 };
 	int in, r;
 
-	setenv("SLUICE_ZEROCOPY", zc, 1);
+	setenv("SPATE_ZEROCOPY", zc, 1);
 	make_data(12 * 200000 + 1234);
 	in = record_feeder(200000);
 	xsetfl(in, O_NONBLOCK);
@@ -395,7 +395,7 @@ test_records(const char *zc)
 	reap();
 	ok(r == 0 && l.calls == 0 && holds("p0", NULL) && holds("f1", NULL),
 	    "seqpacket records of 200000 bytes -> pipe, file: every byte, "
-	    "SLUICE_ZEROCOPY=%s", zc);
+	    "SPATE_ZEROCOPY=%s", zc);
 }
 
 /*
@@ -410,7 +410,7 @@ TEST(parallel_files)
 	struct sl_out o[4];
 	int in, r, sock;
 
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	make_data(64 << 20);
 	for (sock = 0; sock <= 1; sock++) {
 		struct log l = { 0 };
@@ -466,7 +466,7 @@ TEST(parallel_failure)
 	sigset_t now, none;
 	int in, r;
 
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	make_data(64 << 20);
 	in = feeder(65536);
 	o[0].fd = xopen("/dev/null", O_WRONLY);
@@ -614,7 +614,7 @@ TEST(parallel_told_in_order)
 
 	if (one_cpu("no lanes"))
 		return;
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	make_data(40 << 20);
 	in = feeder(65536);
 	o[0].fd = xopen("/dev/null", O_WRONLY);
@@ -640,7 +640,7 @@ TEST(parallel_told_in_order)
 	    "parallel: three files fail, two on lanes: told in GNU's order "
 	    "(told %d: %zu %zu %zu), each holds what fitted", l.calls,
 	    l.order[0], l.order[1], l.order[2]);
-#ifdef SLUICE_PORTABLE
+#ifdef SPATE_PORTABLE
 	skip("portable: no zero-copy, so no lanes");
 #else
 	ok(l.threads >= 2, "parallel: ... while a worker ran (%d threads "
@@ -672,7 +672,7 @@ TEST(parallel_stop_in_stall)
 
 	if (one_cpu("no lanes, so no lane's failure to learn late"))
 		return;
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	file_input(64 << 20);
 	in = xopen("in", O_RDONLY);
 	xpipe(p);
@@ -730,11 +730,11 @@ TEST(parallel_dying_in_stall)
 
 	if (one_cpu("no lanes, so no lane's failure to learn late"))
 		return;
-#ifdef SLUICE_PORTABLE
+#ifdef SPATE_PORTABLE
 	skip("portable: no zero-copy, so no lanes and no stall");
 	return;
 #endif
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	file_input(16 << 20);
 	xpipe(p);
 	xpipe(go);
@@ -792,7 +792,7 @@ static int
 signals_in_doubt(void)
 {
 #ifdef __i386__
-	if (getenv("SLUICE_EMULATOR") != NULL) {
+	if (getenv("SPATE_EMULATOR") != NULL) {
 		skip("under an emulator of i386, whose signals to threads "
 		    "are in doubt");
 		return 1;
@@ -816,7 +816,7 @@ TEST(parallel_handlers)
 
 	if (signals_in_doubt())
 		return;
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	make_data(64 << 20);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
@@ -916,7 +916,7 @@ TEST(stall_interrupted)
 
 	if (signals_in_doubt())
 		return;
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	make_data(32 << 20);
 	in = feeder(65536);
 	xpipe(p);
@@ -990,7 +990,7 @@ tap_teardown(void)
 		ok(0, "remove %s", dir);
 }
 
-/* The cases that take SLUICE_ZEROCOPY, with it ZC, at every size. */
+/* The cases that take SPATE_ZEROCOPY, with it ZC, at every size. */
 static void
 each_size(const char *zc)
 {

@@ -1,5 +1,5 @@
 /* Unit tests of lib/fd.c: what end_init makes of a descriptor, the
- * SLUICE_ZEROCOPY switch, which errors are refusals, and the private
+ * SPATE_ZEROCOPY switch, which errors are refusals, and the private
  * pipes (pipe_private, close_pair). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 
@@ -188,31 +188,31 @@ TEST(append_later)
 	close(fd);
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 TEST(zerocopy_allowed)
 {
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	ok(zerocopy_allowed() == 1, "zerocopy_allowed: unset -> 1");
-	setenv("SLUICE_ZEROCOPY", "0", 1);
+	setenv("SPATE_ZEROCOPY", "0", 1);
 	ok(zerocopy_allowed() == 0, "zerocopy_allowed: 0 -> 0");
-	setenv("SLUICE_ZEROCOPY", "1", 1);
+	setenv("SPATE_ZEROCOPY", "1", 1);
 	ok(zerocopy_allowed() == 1, "zerocopy_allowed: 1 -> 1");
-	setenv("SLUICE_ZEROCOPY", "", 1);
+	setenv("SPATE_ZEROCOPY", "", 1);
 	ok(zerocopy_allowed() == 1, "zerocopy_allowed: empty -> 1");
-	setenv("SLUICE_ZEROCOPY", "00", 1);
+	setenv("SPATE_ZEROCOPY", "00", 1);
 	ok(zerocopy_allowed() == 1, "zerocopy_allowed: only \"0\" turns it "
 	    "off (00 -> 1)");
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 }
 #else
 /* The portable build (make PORTABLE=1) never tries zero-copy. */
 TEST(zerocopy_allowed)
 {
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed unset -> 0");
-	setenv("SLUICE_ZEROCOPY", "1", 1);
+	setenv("SPATE_ZEROCOPY", "1", 1);
 	ok(zerocopy_allowed() == 0, "portable: zerocopy_allowed 1 -> 0");
-	unsetenv("SLUICE_ZEROCOPY");
+	unsetenv("SPATE_ZEROCOPY");
 }
 #endif
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "format.h"
 #include "tap.h"
 

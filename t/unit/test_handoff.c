@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 
@@ -121,7 +121,7 @@ TEST(room)
 	    "handoff_free: no region, nothing pending");
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 /*
  * What is handed over stays as it was when the pipe is read only after
  * more bytes were written into the same region: the pipe holds the

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "fanout.h"
 #include "tap.h"
 

@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 
 #define MiB	(1L << 20)
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 /* The capacity of pipe FD now, or bail out. */
 static long
 size_now(int fd)

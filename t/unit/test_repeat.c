@@ -12,14 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "tap.h"
 
 #define MiB	(1UL << 20)
 
 /* How the child that runs sl_repeat is set up. */
 enum {
-	RW = 1,		/* SLUICE_ZEROCOPY=0 */
+	RW = 1,		/* SPATE_ZEROCOPY=0 */
 	IGNPIPE = 2,	/* SIGPIPE ignored */
 	NONBLOCK = 4	/* O_NONBLOCK on its descriptor */
 };
@@ -53,9 +53,9 @@ spawn(int fd, int closefd, const char *line, size_t len, int flags)
 	if (closefd != -1)
 		close(closefd);
 	if (flags & RW)
-		setenv("SLUICE_ZEROCOPY", "0", 1);
+		setenv("SPATE_ZEROCOPY", "0", 1);
 	else
-		unsetenv("SLUICE_ZEROCOPY");
+		unsetenv("SPATE_ZEROCOPY");
 	signal(SIGPIPE, flags & IGNPIPE ? SIG_IGN : SIG_DFL);
 	if (flags & NONBLOCK)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -162,7 +162,7 @@ TEST(lines_rw)
 
 	for (i = 0; i < sizeof lens / sizeof lens[0]; i++)
 		ok(check_sizes(lens[i], RW),
-		    "SLUICE_ZEROCOPY=0: a %zu-byte line, first N bytes exact",
+		    "SPATE_ZEROCOPY=0: a %zu-byte line, first N bytes exact",
 		    lens[i]);
 }
 
@@ -180,7 +180,7 @@ TEST(long_line)
 		rw &= check_pipe(line, len, sizes[i], RW, 0);
 	}
 	ok(zc, "zero-copy: a 3 MiB line, first N bytes exact");
-	ok(rw, "SLUICE_ZEROCOPY=0: a 3 MiB line, first N bytes exact");
+	ok(rw, "SPATE_ZEROCOPY=0: a 3 MiB line, first N bytes exact");
 	free(line);
 }
 
@@ -361,6 +361,6 @@ TEST(read_end)
 	}
 	close(p[0]);
 	ok(zc, "zero-copy: the read end of a pipe: -1 EBADF");
-	ok(rw, "SLUICE_ZEROCOPY=0: the read end of a pipe: -1 EBADF");
+	ok(rw, "SPATE_ZEROCOPY=0: the read end of a pipe: -1 EBADF");
 	free(line);
 }

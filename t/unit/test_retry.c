@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "engine.h"
 #include "tap.h"
 
@@ -52,7 +52,7 @@ poll(struct pollfd *fds, nfds_t n, int timeout)
 	return ppoll(fds, n, timeout < 0 ? NULL : &ts, NULL);
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 static int vmsplice_zero;	/* the next vmsplice() says 0 */
 
 /* vmsplice(2), but 0 once if the case asks. */
@@ -67,7 +67,7 @@ vmsplice(int fd, const struct iovec *iov, size_t n, unsigned int flags)
 }
 #endif
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 static int tee_zero;		/* the next tee() calls say 0 */
 
 /* tee(2), but 0 as many times as the case asks, as the kernel's does
@@ -388,7 +388,7 @@ TEST(all_ends_early)
 	close(c.in);
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 /* splice, two descriptors: the side that was not ready is recorded. */
 TEST(splice_sides)
 {
@@ -527,7 +527,7 @@ TEST(handoff_send_zero)
 }
 #endif
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 static int waits_asked;
 
 /* A caller's wait that gives up at once, and counts. */
@@ -599,7 +599,7 @@ TEST(eintr_read)
 	check_eintr(IO_READ, "read");
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 TEST(eintr_splice)
 {
 	check_eintr(IO_SPLICE, "splice");

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
-#include "sluice.h"
+#include "spate.h"
 #include "fanout.h"
 #include "tap.h"
 

@@ -40,7 +40,7 @@ TEST(file_to_file)
 	free(data);
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 /* A file of no size (as in /proc): copy_file_range says 0 at once, and
  * read(2) takes over. */
 TEST(file_no_size)

@@ -84,7 +84,7 @@ TEST(devfull)
 	free(data);
 }
 
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 /*
  * KNOWN ENGINE BUG (lib/xfer.c, step_via): when the output refuses
  * splice and the write(2) fallback then fails, the private pipe has

@@ -10,7 +10,7 @@
 #include "lib-xfer.h"
 
 /* A file into a non-blocking pipe whose reader is slow, with
- * SLUICE_ZEROCOPY=ZC (unset if NULL). */
+ * SPATE_ZEROCOPY=ZC (unset if NULL). */
 static void
 nonblock_output(const char *zc)
 {
@@ -34,7 +34,7 @@ nonblock_output(const char *zc)
 	ok(good_run(moved, len, used, expect) && exited_ok(spid) &&
 	    file_holds(keep, data, len),
 	    "file -> non-blocking pipe, slow reader%s: waits, every byte, "
-	    "no error", zc == NULL ? "" : ", SLUICE_ZEROCOPY=0");
+	    "no error", zc == NULL ? "" : ", SPATE_ZEROCOPY=0");
 	link_free(&l);
 	close(in);
 	close(keep);

@@ -60,7 +60,7 @@ put_copies(int n)
 	return want;
 }
 
-/* link_put into a pipe with SLUICE_ZEROCOPY=ZC (unset if NULL). */
+/* link_put into a pipe with SPATE_ZEROCOPY=ZC (unset if NULL). */
 static void
 put_pipe(const char *zc)
 {
@@ -77,14 +77,14 @@ put_pipe(const char *zc)
 	end_init(&o, out[1]);
 	link_init(&l, NULL, &o);
 	ok(l.path == expect, "link_put into a pipe%s: %s from the start",
-	    zc == NULL ? "" : ", SLUICE_ZEROCOPY=0",
+	    zc == NULL ? "" : ", SPATE_ZEROCOPY=0",
 	    expect == PATH_VMSPLICE ? "vmsplice" : "write");
 	r = put_all(&l, 40);
 	close(out[1]);
 	ok(r == 0 && l.path == expect && exited_ok(spid) &&
 	    file_holds(keep, want, 40 * PUTLEN),
 	    "link_put into a pipe%s: 40 x 64 KiB, every byte",
-	    zc == NULL ? "" : ", SLUICE_ZEROCOPY=0");
+	    zc == NULL ? "" : ", SPATE_ZEROCOPY=0");
 	link_free(&l);
 	close(keep);
 	free(want);

@@ -63,7 +63,7 @@ TEST(retarget)
 	    exited_ok(fpid2) && exited_ok(fpid3) && exited_ok(spid) &&
 	    file_holds(keep, data, len),
 	    "link_retarget: file, socket, socket -> pipe: every byte in order");
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 	ok(same_via && via[0] != -1,
 	    "link_retarget: the private pipe is kept, not made again");
 #endif

@@ -1,7 +1,7 @@
 /*
  * Unit tests of lib/xfer.c's read(2)/write(2) path: probation and where
  * it ends, and the links that stay on read/write (an O_APPEND output,
- * SLUICE_ZEROCOPY=0, a small file, a trickle).
+ * SPATE_ZEROCOPY=0, a small file, a trickle).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -58,7 +58,7 @@ TEST(zerocopy_off)
 	ok(l.fast == PATH_RW && l.path == PATH_RW &&
 	    good_run(moved, len, used, RW) && exited_ok(spid) &&
 	    file_holds(keep, data, len),
-	    "SLUICE_ZEROCOPY=0: file -> pipe by read/write only; every byte");
+	    "SPATE_ZEROCOPY=0: file -> pipe by read/write only; every byte");
 	link_free(&l);
 	close(in);
 	close(keep);

@@ -28,7 +28,7 @@ TEST(file_to_devnull)
 	    l.path == FAST(PATH_VIA_PIPE) && offset_is(in, len) &&
 	    l.via_held == 0,
 	    "file -> /dev/null: through the private pipe, to the end");
-#ifndef SLUICE_PORTABLE
+#ifndef SPATE_PORTABLE
 	ok(l.via[0] > STDERR_FILENO && l.via[1] > STDERR_FILENO,
 	    "file -> /dev/null: the private pipe is at fd 3 or above");
 #endif

@@ -1,5 +1,5 @@
 /*
- * sluice: the engine behind the yes, tee and cat commands.
+ * spate: the engine behind the yes, tee and cat commands.
  *
  * The engine moves bytes between file descriptors as fast as the kernel
  * allows: zero-copy (copy_file_range, splice, tee, vmsplice) where the
@@ -7,11 +7,11 @@
  * never exits: every call returns -1 with errno set, and the caller
  * decides what the user sees.
  *
- * Setting the environment variable SLUICE_ZEROCOPY to 0 makes every call
+ * Setting the environment variable SPATE_ZEROCOPY to 0 makes every call
  * take the portable read/write path.
  */
-#ifndef SLUICE_H
-#define SLUICE_H
+#ifndef SPATE_H
+#define SPATE_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -19,7 +19,7 @@
 struct stat;
 
 /* The one source of the version number: the Makefile reads it here. */
-#define SLUICE_VERSION "0.3.0"
+#define SPATE_VERSION "0.3.0"
 
 /* Which descriptor of a copy failed, or that memory did (ENOMEM: not
  * even a small buffer could be had; GNU says "memory exhausted"). */
@@ -47,7 +47,7 @@ int sl_repeat(int fd, const char *line, size_t len);
  * output after a failure.  ENGINE is the engine's, set at each call and
  * never to be read or written by the caller: space for its state, of a
  * size that stays as it is while the engine changes (the ABI of
- * libsluice.so.2).
+ * libspate.so.2).
  */
 struct sl_out {
 	int fd;			/* public */
@@ -114,7 +114,7 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * written what they were given.  One sent from outside comes in while
  * the engine waits for input, or for an output's room, with no threads
  * running.  Setting the environment
- * variable SLUICE_THREADS to N allows at most N threads that copy (1:
+ * variable SPATE_THREADS to N allows at most N threads that copy (1:
  * none but the caller's).
  */
 int sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
