@@ -456,6 +456,12 @@ check-gnu-all: bin
 check-git: bin
 	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-git
 
+# cat and tee across file systems, every pair: tmpfs, ext4, xfs and
+# btrfs on loop devices, overlayfs, FUSE (fuse-overlayfs), squashfs as
+# an input; and the copies btrfs and xfs share (scripts/check-fs: root).
+check-fs: bin
+	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-fs
+
 # The differential scenario test against GNU (t/README): its self-test,
 # then DIFF_SECONDS of random scenarios from DIFF_SEED (when empty, a new
 # seed each run, printed) with the commands in SPATE_BIN or $(BUILD).
@@ -480,5 +486,5 @@ clean:
 	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
-	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-diff \
+	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-fs check-diff \
 	check-diff-self check-fresh check-system clean
