@@ -296,7 +296,15 @@ check-lintian: dist
 # FRESH_STEPS names (readme, deb, system: check-system's).
 FRESH_STEPS =
 check-fresh:
-	VERSION=$(VERSION) scripts/check-fresh $(FRESH_STEPS)
+	VERSION=$(VERSION) SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) \
+		scripts/check-fresh $(FRESH_STEPS)
+
+# Pipelines of cat, tee and yes under systemd-nspawn's seccomp filter
+# (NSPAWN_FILTER), in a fresh minimal Debian, against GNU's there
+# (scripts/check-fresh nspawn: root, mmdebstrap, systemd-container).
+check-nspawn: bin
+	VERSION=$(VERSION) SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) \
+		scripts/check-fresh nspawn
 
 # spate-as-coreutils, the package that makes spate's cat, tee and yes
 # the system's, in a fresh minimal Debian (scripts/check-fresh system,
@@ -487,4 +495,4 @@ clean:
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-fs check-diff \
-	check-diff-self check-fresh check-system clean
+	check-diff-self check-fresh check-nspawn check-system clean
