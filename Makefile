@@ -293,7 +293,8 @@ check-lintian: dist
 # README.md's set-up and `make check` in a fresh minimal Debian, and the
 # .debs built there from the source package with only its Build-Depends
 # (scripts/check-fresh: root, mmdebstrap): both steps, or those
-# FRESH_STEPS names (readme, deb, system: check-system's).
+# FRESH_STEPS names (readme, deb; system: check-system's; nspawn:
+# check-nspawn's).
 FRESH_STEPS =
 check-fresh:
 	VERSION=$(VERSION) SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) \
