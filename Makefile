@@ -25,10 +25,13 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 	ISAFLAGS = $(AVX512FLAGS)
 endif
 CMD = src/cmd.c src/quote.c
+# The fan-out's unit tests: its rounds, lanes, stalls and held signals.
+FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
+	t/unit/test_signals.c
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
 # xfer_pipe and the chunk are tee(2) and splice(2), which the portable build
 # lacks.
-UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
+UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
 	t/unit/test_pipe.c \
@@ -40,7 +43,7 @@ UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
-UNITHDR = t/unit/tap.h t/unit/lib-xfer.h
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
@@ -197,8 +200,8 @@ check-san:
 TSANFLAGS = -O1 -g -fsanitize=thread
 check-tsan:
 	$(MAKE) BUILD=build-tsan CFLAGS="$(TSANFLAGS)" LDFLAGS="$(TSANFLAGS)" \
-		build-tsan/unit/test_fanout
-	BUILD=build-tsan t/run build-tsan/unit/test_fanout
+		$(FANOUT_UNIT:t/unit/%.c=build-tsan/unit/%)
+	BUILD=build-tsan t/run $(FANOUT_UNIT:t/unit/%.c=build-tsan/unit/%)
 
 # cat's portable loops as a build without SSE2 has them (8 bytes in a
 # word), tested against the model beside the SIMD levels of this CPU.
