@@ -83,7 +83,8 @@ endif
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
 	t/t1002-tee-errors.sh t/t1006-tee-output-error.sh \
-	t/t1007-tee-open-errors.sh t/t3001-cat-options.sh \
+	t/t1007-tee-open-errors.sh t/t1011-tee-signals.sh \
+	t/t3001-cat-options.sh \
 	t/t3002-cat-errors.sh t/t9002-cat-man.sh
 # Shell tests of the musl build: the data paths, and the texts that are
 # translated with no libc wording in them.  The others expect glibc's
@@ -259,12 +260,13 @@ check-nonls:
 # 32-bit and the big-endian one) the whole make check, the unit tests
 # and every shell test; on the others the unit tests and the shell
 # tests of CROSS_TESTS (cat's options and format loops against GNU's,
-# tee's messages), with CROSS_TESTS32 on the 32-bit ones (files past 2
-# and 4 GiB).  amd64 natively.  What needs strace or native memory
-# skips under the emulator (NATIVE).
+# tee's messages and signals), with CROSS_TESTS32 on the 32-bit ones
+# (files past 2 and 4 GiB).  amd64 natively.  What needs strace or
+# native memory skips under the emulator (NATIVE).
 ARCHES = amd64 arm64 armhf i386 ppc64el riscv64 s390x
 FULL_ARCHES = i386 s390x
-CROSS_TESTS = t/t1002-tee-errors.sh t/t3001-cat-options.sh
+CROSS_TESTS = t/t1002-tee-errors.sh t/t1011-tee-signals.sh \
+	t/t3001-cat-options.sh
 CROSS_TESTS32 = t/t2012-large-files.sh
 full = $(filter $(1),$(FULL_ARCHES))
 # Each architecture a rule of its own, so that `make -j2 check-cross`
