@@ -3,6 +3,7 @@
 # latency and many outputs.  Expectations are GNU coreutils 9.1's, except
 # where a case is marked SPATE (GNU 9.1 fails it; later GNU agrees).
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-fd.sh"
 . "$TEST_DIR/lib-proc.sh"
 test_require_prereq GNU
