@@ -28,7 +28,7 @@ tee_kill_pipe() {
 	kill -PIPE "$1" &&
 	{ (sleep 60; kill -KILL "$1" 2>/dev/null) & } &&
 	tkp_dog=$! &&
-	{ wait "$1"; echo $? >status; } &&
+	save_status wait "$1" &&
 	kill $tkp_dog 2>/dev/null
 	test -s status
 }
