@@ -5,8 +5,8 @@ include config.mk
 
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
 	lib/format.c lib/handoff.c lib/io.c lib/lanes.c lib/outputs.c \
-	lib/pipe.c lib/plain.c lib/repeat.c lib/signals.c lib/sizes.c \
-	lib/watch.c lib/xfer.c
+	lib/pipe.c lib/plain.c lib/refusal.c lib/repeat.c lib/signals.c \
+	lib/sizes.c lib/watch.c lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
 # for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
 # where lib/cpu.c finds the CPU has them.
@@ -34,7 +34,7 @@ FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
-	t/unit/test_pipe.c \
+	t/unit/test_pipe.c t/unit/test_refusal.c \
 	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_sizes.c \
 	t/unit/test_xfer_copy_range.c \
 	t/unit/test_xfer_errors.c t/unit/test_xfer_nonblock.c \
