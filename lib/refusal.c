@@ -30,7 +30,9 @@
  *			with SystemCallErrorNumber=); vmsplice, splice and
  *			tee have no such error of their own.  For
  *			copy_file_range, EPERM is also an immutable or
- *			swap output: write(2) then says so itself.
+ *			swap output: write(2) then says so itself; and
+ *			EACCES is the input's error, as GNU's cat (9.1
+ *			and 9.11) tells it, not a refusal.
  *	ENOSYS		a kernel or a filter without the call (the
  *			portable build's calls say it too)
  *	EINVAL		the pair does not serve it: an O_APPEND output,
@@ -53,8 +55,9 @@ static int
 is_refusal(enum io_op op, int err)
 {
 	switch (err) {
-	case EPERM:
 	case EACCES:
+		return op != IO_COPY_RANGE;
+	case EPERM:
 	case ENOSYS:
 	case EINVAL:
 	case EOPNOTSUPP:

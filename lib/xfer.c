@@ -184,6 +184,9 @@ blame_side(struct link *l, int err)
 
 	if (err == EPIPE)
 		return SL_OUTPUT;
+	/* GNU's cat names the input for it (a filter's, most likely). */
+	if (err == EACCES && l->path == PATH_COPY_RANGE)
+		return SL_INPUT;
 	if (l->in->kind == K_PIPE)
 		return SL_OUTPUT;
 	if (l->out->kind == K_PIPE)
