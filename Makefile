@@ -182,10 +182,18 @@ $(INJECT): t/inject.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ t/inject.c -ldl
 
+# The sandbox tests' seccomp filter (t/sandbox.c, lib-sandbox.sh), in
+# front of the commands under test: a program of the build's
+# architecture, whose filter knows that architecture's calls.
+SANDBOX = $(BUILD)/t/sandbox
+$(SANDBOX): t/sandbox.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -o $@ t/sandbox.c
+
 # Unit tests of the engine, then shell tests of the commands: all of
 # them, or the unit tests and the scripts CHECK_TESTS names.
 CHECK_TESTS =
-check: all unit $(INJECT)
+check: all unit $(INJECT) $(SANDBOX)
 	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
 
 # The same tests against an ASan+UBSan build.
