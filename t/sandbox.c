@@ -15,9 +15,15 @@
  * where SystemCallErrorNumber= is unset).  Every other call is made.
  *
  * The filter is installed with no_new_privs, so that no privilege is
- * needed, and is inherited by CMD (exec'd) and all it runs.  CMD runs
- * with SIGPIPE at its default, whatever this was started with, as a
- * command in a pipeline of a shell that did not ignore it would.  It checks
+ * needed, in a child that execs CMD, and is inherited by all CMD runs.
+ * CMD runs in a process group of its own with SIGPIPE at its default,
+ * whatever this was started with, as a command in a pipeline of a shell
+ * that did not ignore it would.  This waits for it and ends as it did:
+ * its exit status, or the signal that killed it, raised here; or, if it
+ * still runs after 60 s, its process group is killed and the status is
+ * 124 (timeout(1)'s), as lib-fault.sh's with_faults and with_inject
+ * bound theirs: a hang fails its case, not the whole run, without a
+ * timeout(1) started for every case.  It checks
  * the architecture of each call first: a call of another one (an
  * i386 program on an x86_64 kernel) would have other numbers, and is
  * killed rather than let through, so that a test of the wrong build
@@ -43,7 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -69,6 +77,9 @@
 #elif defined(__loongarch64) && defined(AUDIT_ARCH_LOONGARCH64)
 #define ARCH AUDIT_ARCH_LOONGARCH64
 #endif
+
+/* How long CMD may run, in seconds. */
+#define LIMIT 60
 
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS 0x80000000U
@@ -328,6 +339,71 @@ test_filter(const struct rule *rules, size_t n)
 
 #endif
 
+static volatile sig_atomic_t expired;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	expired = 1;
+}
+
+/* Run CMD under the filter of RULES[0..N) as the comment on top says;
+ * return the status to exit with (if a signal killed CMD, none). */
+static int
+run(char **cmd, const struct rule *rules, size_t n)
+{
+	static const struct rlimit no_core = { 0, 0 };
+	struct sigaction sa;
+	sigset_t set;
+	pid_t pid;
+	int st;
+
+	if ((pid = fork()) == -1) {
+		perror("sandbox: fork");
+		return 125;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		install(rules, n);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "sandbox: %s: %s\n", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	/* Either may come first; the group exists before it is killed. */
+	setpgid(pid, pid);
+	/* No end of CMD's stdin and stdout held here: its reader and its
+	 * writer see it leave when it does. */
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: waitpid says EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(LIMIT);
+	while (waitpid(pid, &st, 0) == -1) {
+		if (errno != EINTR) {
+			perror("sandbox: waitpid");
+			return 125;
+		}
+		if (expired) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return 124;
+		}
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	/* Die as CMD died, without a core of this process. */
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(WTERMSIG(st), SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, WTERMSIG(st));
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(WTERMSIG(st));
+	return 128 + WTERMSIG(st);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -349,11 +425,8 @@ main(int argc, char **argv)
 	if (test ? i != argc :
 	    i + 1 >= argc || strcmp(argv[i], "--") != 0)
 		usage();
+	if (!test)
+		return run(argv + i + 1, rules, n);
 	install(rules, n);
-	if (test)
-		return test_filter(rules, n);
-	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[i + 1], argv + i + 1);
-	fprintf(stderr, "sandbox: %s: %s\n", argv[i + 1], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	return test_filter(rules, n);
 }
