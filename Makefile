@@ -25,10 +25,13 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 	ISAFLAGS = $(AVX512FLAGS)
 endif
 CMD = src/cmd.c src/quote.c
+# The fan-out's unit tests: its rounds, lanes, stalls and held signals.
+FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
+	t/unit/test_signals.c
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
 # xfer_pipe and the chunk are tee(2) and splice(2), which the portable build
 # lacks.
-UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
+UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
 	t/unit/test_pipe.c \
@@ -40,7 +43,7 @@ UNIT = t/unit/test_concat.c t/unit/test_fanout.c t/unit/test_fd.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
-UNITHDR = t/unit/tap.h t/unit/lib-xfer.h
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
@@ -80,7 +83,8 @@ endif
 QUICK = t/t0001-yes-basic.sh t/t0003-yes-options.sh t/t0004-yes-errors.sh \
 	t/t0005-yes-fallback.sh t/t9001-man.sh t/t1001-tee-options.sh \
 	t/t1002-tee-errors.sh t/t1006-tee-output-error.sh \
-	t/t1007-tee-open-errors.sh t/t3001-cat-options.sh \
+	t/t1007-tee-open-errors.sh t/t1011-tee-signals.sh \
+	t/t3001-cat-options.sh \
 	t/t3002-cat-errors.sh t/t9002-cat-man.sh
 # Shell tests of the musl build: the data paths, and the texts that are
 # translated with no libc wording in them.  The others expect glibc's
@@ -205,8 +209,8 @@ check-san:
 TSANFLAGS = -O1 -g -fsanitize=thread
 check-tsan:
 	$(MAKE) BUILD=build-tsan CFLAGS="$(TSANFLAGS)" LDFLAGS="$(TSANFLAGS)" \
-		build-tsan/unit/test_fanout
-	BUILD=build-tsan t/run build-tsan/unit/test_fanout
+		$(FANOUT_UNIT:t/unit/%.c=build-tsan/unit/%)
+	BUILD=build-tsan t/run $(FANOUT_UNIT:t/unit/%.c=build-tsan/unit/%)
 
 # cat's portable loops as a build without SSE2 has them (8 bytes in a
 # word), tested against the model beside the SIMD levels of this CPU.
@@ -264,12 +268,13 @@ check-nonls:
 # 32-bit and the big-endian one) the whole make check, the unit tests
 # and every shell test; on the others the unit tests and the shell
 # tests of CROSS_TESTS (cat's options and format loops against GNU's,
-# tee's messages), with CROSS_TESTS32 on the 32-bit ones (files past 2
-# and 4 GiB).  amd64 natively.  What needs strace or native memory
-# skips under the emulator (NATIVE).
+# tee's messages and signals), with CROSS_TESTS32 on the 32-bit ones
+# (files past 2 and 4 GiB).  amd64 natively.  What needs strace or
+# native memory skips under the emulator (NATIVE).
 ARCHES = amd64 arm64 armhf i386 ppc64el riscv64 s390x
 FULL_ARCHES = i386 s390x
-CROSS_TESTS = t/t1002-tee-errors.sh t/t3001-cat-options.sh
+CROSS_TESTS = t/t1002-tee-errors.sh t/t1011-tee-signals.sh \
+	t/t3001-cat-options.sh
 CROSS_TESTS32 = t/t2012-large-files.sh
 full = $(filter $(1),$(FULL_ARCHES))
 # Each architecture a rule of its own, so that `make -j2 check-cross`

@@ -1,6 +1,6 @@
 # lib-yes.sh: runs of yes checked against GNU's stream.  Source it after
 # test-lib.sh and lib-fault.sh.  (yes_ref and yes_prefix, which the tee
-# scripts use too, are in test-lib.sh.)
+# scripts use too, are in lib-data.sh.)
 
 # yes_faulted N SPEC ARG...: run `yes ARG...` under with_faults SPEC; the
 # first N bytes of its output go to actual, its stderr to err, its status

@@ -222,11 +222,11 @@ for mode in -p --output-error=warn-nopipe --output-error=exit-nopipe; do
 		mkfifo fin &&
 		exec 3<>fin &&
 		test_when_finished 'exec 3>&-' &&
-		{ timeout 60 tee $mode <fin 2>err; echo \$? >status; } | true &&
+		save_status timeout 60 tee $mode <fin 2>err | true &&
 		test_status 0 &&
 		test_must_be_empty err &&
-		{ timeout 60 tee $mode /dev/fd/4 4>&1 <fin 2>err;
-		  echo \$? >status; } | true &&
+		save_status timeout 60 tee $mode /dev/fd/4 4>&1 <fin 2>err |
+			true &&
 		test_status 0 &&
 		test_must_be_empty err
 	"
@@ -240,7 +240,7 @@ test_expect_success SPATE 'tee -p, two output pipes that break while the input i
 	exec 3<>fin &&
 	test_when_finished "exec 3>&-" &&
 	{ head -c 1048576 P >gotP & } &&
-	{ { timeout 60 tee -p P <fin 2>err; echo $? >status; } |
+	{ save_status timeout 60 tee -p P <fin 2>err |
 		head -c 1048576 >got & } &&
 	$SYS_CAT in >&3 &&
 	wait &&
@@ -254,7 +254,7 @@ test_expect_success SPATE 'tee -p, two output pipes that break while the input i
 # its stdout pipe broke, as GNU 9.2's does, and the file gets it all.
 test_expect_success '-p, stdout broken while the input is idle, a file output: the file gets it all' '
 	mkfifo fin &&
-	{ { timeout 60 tee -p f <fin 2>err; echo $? >status; } | true & } &&
+	{ save_status timeout 60 tee -p f <fin 2>err | true & } &&
 	last=$! &&
 	exec 3>fin &&
 	test_when_finished "exec 3>&-" &&

@@ -239,9 +239,8 @@ test_expect_success 'SIGXFSZ from a file past the size limit: every file holds t
 # the input; with -p the files get everything, and status and messages
 # are what GNU's tee gives.
 test_expect_success PYTHON3 'SIGPIPE from a socket output, files copying' '
-	$SYS_CAT "$TRASH/in.big" | sockpeer leave 1048576 tee f1 f2 2>err &&
-	echo 0 >status ||
-	echo $? >status &&
+	$SYS_CAT "$TRASH/in.big" |
+		save_status sockpeer leave 1048576 tee f1 f2 2>err &&
 	test "$($SYS_CAT status)" = "$(sigpipe_code)" &&
 	test_must_be_empty err &&
 	test_is_prefix f1 "$TRASH/in.big" &&
@@ -268,7 +267,8 @@ test_expect_success PYTHON3,GNU 'tee -p, a socket reader that leaves: as GNU, fi
 # qemu-user runs one of its own there.
 test_expect_success PYTHON3,NATIVE 'a stalled socket output: the files run ahead by the window, no more' '
 	test_when_finished ": >go; wait" &&
-	{ $SYS_CAT "$TRASH/in.big" | sockpeer stall 16777216 tee f1 f2 2>err; echo $? >status; } &
+	{ $SYS_CAT "$TRASH/in.big" |
+		save_status sockpeer stall 16777216 tee f1 f2 2>err; } &
 	i=0 last=-1 size=0 &&
 	while [ $i -lt 300 ]; do
 		sleep 0.1

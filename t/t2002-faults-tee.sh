@@ -462,45 +462,4 @@ for err in EMFILE ENFILE ENOSPC EIO EPERM EACCES EROFS EDQUOT ENOMEM; do
 	done
 done
 
-# A failure told in the same round as a held SIGPIPE, and before it in
-# GNU's order: the outputs after the broken pipe still get what GNU's tee
-# gives them, every 8 KiB read before the one the pipe broke in.  The
-# read/write path writes 64 KiB a round (the FIFO's pipe); f1's second
-# write fails (ENOSPC).  The FIFO's reader takes 20 KiB, waits until tee
-# has filled the pipe again, and leaves: the pipe took 84 KiB, GNU's
-# 11th read broke it, and f3 holds the first 10 reads.  GNU's tee gives
-# f3 the same: its writes go through stdio, out of the injector's reach,
-# and where f1 fails does not move where GNU's dies.  SPATE: under
-# TEST_HOST the injected failure would not come.
-tee_fifo_leaves() {
-	test_python3 -c "
-import fcntl, os, struct, termios, time
-fd = os.open(\"fifo\", os.O_RDONLY)
-got = 0
-while got < 20480:
-    got += len(os.read(fd, 20480 - got))
-while struct.unpack(\"i\", fcntl.ioctl(fd, termios.FIONREAD,
-        bytes(4)))[0] < 65536:
-    time.sleep(0.01)
-" &
-	SPATE_ZEROCOPY=0 save_status with_inject "write:out=3:nth=2:error=ENOSPC" \
-		"$1" f1 fifo f3 <"$TRASH/in" >/dev/null 2>err
-	wait
-}
-test_expect_success INJECT,PYTHON3,SPATE 'a failure told just before a held SIGPIPE: the outputs after it get GNU'"'"'s' '
-	rm -f fifo && mkfifo fifo &&
-	head -c 81920 "$TRASH/in" >expect &&
-	if test_have_prereq GNU; then
-		tee_fifo_leaves "$GNU_TEE" &&
-		test_status "$(sigpipe_code)" &&
-		test_cmp expect f3
-	fi &&
-	tee_fifo_leaves tee &&
-	test_injected "^write\(-1, 3\) nth=2: error=ENOSPC$" &&
-	test_status "$(sigpipe_code)" &&
-	echo "tee: f1: $(strerror ENOSPC)" >expect.err &&
-	test_cmp expect.err err &&
-	test_cmp expect f3
-'
-
 test_done

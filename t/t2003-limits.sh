@@ -5,6 +5,7 @@
 # the same run of GNU's tee or yes (GNU_TEE, GNU_YES) gives the
 # expectation.
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-fault.sh"
 . "$TEST_DIR/lib-proc.sh"
 test_require_prereq GNU

@@ -48,8 +48,8 @@ export PATH BIN_DIR TEST_DIR SRC_DIR
 # SYS_CAT only copies bytes, as any cat does (plumbing, reading a file);
 # GNU_CAT makes the expected output of cat's options, as GNU coreutils'
 # cat does, GNU_TEE tee's (its chunks, its records), and GNU_YES
-# (through yes_ref) yes's stream: cases that use them need the
-# prerequisite GNU.  SQ is a single quote, for messages.
+# (through lib-data.sh's yes_ref) yes's stream: cases that use them
+# need the prerequisite GNU.  SQ is a single quote, for messages.
 SYS_CAT=/usr/bin/cat
 GNU_CAT=/usr/bin/cat
 GNU_TEE=/usr/bin/tee
@@ -455,20 +455,6 @@ sigpipe_code() {
 	echo $?
 }
 SIGPIPE_STATUS=$(sigpipe_code)
-
-# yes_ref LINE... : the expected stream of `yes LINE...`, from GNU yes.
-yes_ref() {
-	$GNU_YES "$@"
-}
-
-# yes_prefix FILE LINE...: FILE is `yes LINE...` or an exact prefix of
-# it (a file is finite: it is always a prefix).
-yes_prefix() {
-	f=$1
-	shift
-	yes_ref "$@" | head -c "$(test_file_size "$f")" >prefix &&
-	test_is_prefix "$f" prefix
-}
 
 # test_cmp_v EXPECT ACTUAL: test_cmp, but a difference is shown as cat -v
 # shows it, so that the report stays text; then the bytes are compared.
