@@ -221,10 +221,11 @@ check-format-portable:
 
 # The shell tests against the reference: GNU yes, tee and cat in /usr/bin.
 # Not the data-path matrices of SELF_CHECKED: their expectations are the
-# input itself or GNU's own output of the run (yes_ref, GNU_CAT), so
-# that with GNU's commands under test they would compare GNU with GNU.
+# input itself or GNU's own output of the run (yes_ref, GNU_CAT; t2013:
+# GNU's run under the same refusals), so that with GNU's commands under
+# test they would compare GNU with GNU.
 SELF_CHECKED = t/t0002-yes-stream.sh t/t1003-tee-matrix.sh \
-	t/t2012-large-files.sh t/t3003-cat-matrix.sh
+	t/t2012-large-files.sh t/t2013-sandbox.sh t/t3003-cat-matrix.sh
 check-host: $(INJECT)
 	TEST_HOST=1 t/run $(filter-out $(SELF_CHECKED),$(wildcard t/t[0-9]*.sh))
 
@@ -232,7 +233,7 @@ check-host: $(INJECT)
 # yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
 # MULTI_TESTS names.
 MULTI_TESTS = t/t[0-9]*.sh
-check-multi: bin spate $(INJECT)
+check-multi: bin spate $(INJECT) $(SANDBOX)
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in spate $(COMMANDS); do \
 		ln -s ../../spate $(BUILD)/multi/bin/$$c || exit 1; done

@@ -23,13 +23,14 @@
  * commands are never faked) or poll (poll(2) and ppoll(2)), or calloc
  * or realloc (malloc(3)'s).  in= and out= ask for the call's
  * descriptors: read's is in, write's and vmsplice's out, an fcntl's in;
- * FD a number, or !FD for any other.  size= asks for the bytes calloc or realloc is asked for, in a
- * RANGE as nth='s; error=ENOMEM makes the call return NULL.  RANGE is K, K..L or K+, counting from 1 the calls that
- * match, made by any thread of the process, less those that the kernel
- * answered EAGAIN (a faked one counts); without nth=, every matching
- * call.  A fault's call is not made: error= returns -1 with that errno
- * (a name: EIO), retval=N returns N, as strace's inject does.  Where
- * two faults match a call, the first one written decides.
+ * FD a number, or !FD for any other.  size= asks for the bytes calloc
+ * or realloc is asked for, in a RANGE as nth='s; error=ENOMEM makes the
+ * call return NULL.  RANGE is K, K..L or K+, counting from 1 the calls
+ * that match, made by any thread of the process, less those that the
+ * kernel answered EAGAIN (a faked one counts); without nth=, every
+ * matching call.  A fault's call is not made: error= returns -1 with
+ * that errno (a name: EIO), retval=N returns N, as strace's inject does.
+ * Where two faults match a call, the first one written decides.
  *
  * SPATE_INJECTED names a file: each faked call appends a line there
  * ("splice(5, 4) nth=3: error=EIO"), and each process that loads this

@@ -120,7 +120,8 @@ test_injected() {
 SANDBOX=$SRC_DIR/${BUILD:-build}/t/sandbox
 # Every call the filter knows: the zero-copy calls, and fcntl(2)'s pipe
 # sizes.
-SANDBOX_CALLS="vmsplice splice tee copy_file_range sendfile F_SETPIPE_SZ F_GETPIPE_SZ"
+SANDBOX_CALLS="vmsplice splice tee copy_file_range sendfile F_SETPIPE_SZ
+	F_GETPIPE_SZ"
 
 # SECCOMP: the filter is built and installs here, and the kernel applies
 # it: each call it refuses fails with the error asked for, and is made
@@ -128,7 +129,10 @@ SANDBOX_CALLS="vmsplice splice tee copy_file_range sendfile F_SETPIPE_SZ F_GETPI
 # refuses to install a filter (the filter would see qemu's calls).
 test_lazy_prereq SECCOMP '
 	test -x "$SANDBOX" &&
-	${SPATE_EMULATOR:-} "$SANDBOX" -t vmsplice:EPERM,splice:EACCES,tee:ENOSYS,copy_file_range:EINVAL,sendfile:EOPNOTSUPP,F_SETPIPE_SZ:EXDEV,F_GETPIPE_SZ:EPERM &&
+	probe=vmsplice:EPERM,splice:EACCES,tee:ENOSYS &&
+	probe=$probe,copy_file_range:EINVAL,sendfile:EOPNOTSUPP &&
+	probe=$probe,F_SETPIPE_SZ:EXDEV,F_GETPIPE_SZ:EPERM &&
+	${SPATE_EMULATOR:-} "$SANDBOX" -t "$probe" &&
 	${SPATE_EMULATOR:-} "$SANDBOX" splice:EPERM -- true
 '
 
@@ -147,7 +151,8 @@ with_sandbox() {
 		shift
 	fi
 	if [ -n "${SPATE_INJECT_LOG:-}" ]; then
-		echo "${2##*/} seccomp $ws_kill${ws_kill:+ }$1" >>"$SPATE_INJECT_LOG"
+		echo "${2##*/} seccomp $ws_kill${ws_kill:+ }$1" \
+			>>"$SPATE_INJECT_LOG"
 	fi
 	ws_list=$1
 	shift

@@ -162,8 +162,8 @@ parse_rules(char *list, int kill, struct rule *rules)
 
 		if (err != NULL) {
 			*err++ = '\0';
-			for (no = 0, i = 0; i < sizeof errnos / sizeof errnos[0];
-			    i++)
+			no = 0;
+			for (i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
 				if (strcmp(err, errnos[i].name) == 0)
 					no = errnos[i].no;
 			if (no == 0 || kill) {
@@ -307,7 +307,8 @@ test_filter(const struct rule *rules, size_t n)
 				continue;
 			got = probe(c, calls[c].nr[k]);
 			if (got != want) {
-				fprintf(stderr, "sandbox: %s (%ld): %s, not %s\n",
+				fprintf(stderr,
+				    "sandbox: %s (%ld): %s, not %s\n",
 				    calls[c].name, calls[c].nr[k],
 				    strerror(got), strerror(want));
 				bad = 1;
