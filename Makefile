@@ -477,10 +477,11 @@ DIFF_SECONDS = 60
 DIFF_SEED =
 check-diff: bin check-diff-self
 	t/diff/run.py --seconds $(DIFF_SECONDS) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
-		--bin $(or $(SPATE_BIN),$(BUILD))
+		--bin $(or $(SPATE_BIN),$(BUILD)) --tools $(BUILD)/t
 
-check-diff-self:
-	t/diff/run.py --self-test
+# The sandbox family's refusals: t/sandbox.c and t/inject.c, in $(BUILD)/t.
+check-diff-self: $(INJECT) $(SANDBOX)
+	t/diff/run.py --self-test --tools $(BUILD)/t
 
 # Every BUILD the rules above make: the default and PORTABLE=1, each
 # with NLS=0 too, and those of the checks.

@@ -4,7 +4,8 @@
  * SystemCallFilter= does.  Test-only (t2013, lib-sandbox.sh): never
  * installed, never linked into anything.
  *
- *	sandbox [-k] [-t] CALL[:ERRNO][,CALL[:ERRNO]...] -- CMD [ARG...]
+ *	sandbox [-k] [-x] CALL[:ERRNO][,CALL[:ERRNO]...] -- CMD [ARG...]
+ *	sandbox [-k] -t CALL[:ERRNO][,CALL[:ERRNO]...]
  *
  * CALL is vmsplice, splice, tee, copy_file_range, sendfile (sendfile64
  * too where there is one), F_SETPIPE_SZ or F_GETPIPE_SZ (fcntl(2), and
@@ -23,7 +24,9 @@
  * still runs after 60 s, its process group is killed and the status is
  * 124 (timeout(1)'s), as lib-fault.sh's with_faults and with_inject
  * bound theirs: a hang fails its case, not the whole run, without a
- * timeout(1) started for every case.  It checks
+ * timeout(1) started for every case.  With -x, this installs the filter
+ * and execs CMD itself, signals as they were, unbounded: for a caller
+ * that waits for CMD and bounds it (t/diff's sandbox family).  It checks
  * the architecture of each call first: a call of another one (an
  * i386 program on an x86_64 kernel) would have other numbers, and is
  * killed rather than let through, so that a test of the wrong build
@@ -143,8 +146,8 @@ struct rule {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: sandbox [-k] [-t] CALL[:ERRNO][,...]"
-	    " -- CMD [ARG...]\n");
+	fprintf(stderr, "usage: sandbox [-k] [-t | -x] CALL[:ERRNO][,...]"
+	    " [-- CMD [ARG...]]\n");
 	exit(125);
 }
 
@@ -409,7 +412,7 @@ int
 main(int argc, char **argv)
 {
 	struct rule rules[NCALLS];
-	int kill = 0, test = 0, i = 1;
+	int kill = 0, test = 0, in_place = 0, i = 1;
 	size_t n;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] != '-'; i++) {
@@ -417,17 +420,23 @@ main(int argc, char **argv)
 			kill = 1;
 		else if (strcmp(argv[i], "-t") == 0)
 			test = 1;
+		else if (strcmp(argv[i], "-x") == 0)
+			in_place = 1;
 		else
 			usage();
 	}
 	if (i == argc)
 		usage();
 	n = parse_rules(argv[i++], kill, rules);
-	if (test ? i != argc :
+	if (test ? i != argc || in_place :
 	    i + 1 >= argc || strcmp(argv[i], "--") != 0)
 		usage();
-	if (!test)
+	if (!test && !in_place)
 		return run(argv + i + 1, rules, n);
 	install(rules, n);
-	return test_filter(rules, n);
+	if (test)
+		return test_filter(rules, n);
+	execvp(argv[i + 1], argv + i + 1);
+	fprintf(stderr, "sandbox: %s: %s\n", argv[i + 1], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
 }
