@@ -5,8 +5,8 @@ include config.mk
 
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
 	lib/format.c lib/handoff.c lib/io.c lib/lanes.c lib/outputs.c \
-	lib/pipe.c lib/plain.c lib/repeat.c lib/signals.c lib/sizes.c \
-	lib/watch.c lib/xfer.c
+	lib/pipe.c lib/plain.c lib/refusal.c lib/repeat.c lib/signals.c \
+	lib/sizes.c lib/watch.c lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
 # for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
 # where lib/cpu.c finds the CPU has them.
@@ -34,7 +34,7 @@ FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
-	t/unit/test_pipe.c \
+	t/unit/test_pipe.c t/unit/test_refusal.c \
 	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_sizes.c \
 	t/unit/test_xfer_copy_range.c \
 	t/unit/test_xfer_errors.c t/unit/test_xfer_nonblock.c \
@@ -307,10 +307,19 @@ check-lintian: dist
 # README.md's set-up and `make check` in a fresh minimal Debian, and the
 # .debs built there from the source package with only its Build-Depends
 # (scripts/check-fresh: root, mmdebstrap): both steps, or those
-# FRESH_STEPS names (readme, deb, system: check-system's).
+# FRESH_STEPS names (readme, deb; system: check-system's; nspawn:
+# check-nspawn's).
 FRESH_STEPS =
 check-fresh:
-	VERSION=$(VERSION) scripts/check-fresh $(FRESH_STEPS)
+	VERSION=$(VERSION) SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) \
+		scripts/check-fresh $(FRESH_STEPS)
+
+# Pipelines of cat, tee and yes under systemd-nspawn's seccomp filter
+# (NSPAWN_FILTER), in a fresh minimal Debian, against GNU's there
+# (scripts/check-fresh nspawn: root, mmdebstrap, systemd-container).
+check-nspawn: bin
+	VERSION=$(VERSION) SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) \
+		scripts/check-fresh nspawn
 
 # spate-as-coreutils, the package that makes spate's cat, tee and yes
 # the system's, in a fresh minimal Debian (scripts/check-fresh system,
@@ -470,6 +479,12 @@ check-gnu-all: bin
 check-git: bin
 	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-git
 
+# cat and tee across file systems, every pair: tmpfs, ext4, xfs and
+# btrfs on loop devices, overlayfs, FUSE (fuse-overlayfs), squashfs as
+# an input; and the copies btrfs and xfs share (scripts/check-fs: root).
+check-fs: bin
+	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-fs
+
 # The differential scenario test against GNU (t/README): its self-test,
 # then DIFF_SECONDS of random scenarios from DIFF_SEED (when empty, a new
 # seed each run, printed) with the commands in SPATE_BIN or $(BUILD).
@@ -495,5 +510,5 @@ clean:
 	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
-	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-diff \
-	check-diff-self check-fresh check-system clean
+	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-fs check-diff \
+	check-diff-self check-fresh check-nspawn check-system clean

@@ -57,7 +57,6 @@ struct link {
 	struct end *in, *out;
 	enum path path;		/* the path in use */
 	enum path fast;		/* the zero-copy path to take, or PATH_RW */
-	off_t fast_moved;	/* bytes FAST moved: refusal falls back at 0 */
 	int via[2];		/* the private pipe of PATH_VIA_PIPE */
 	struct end via_end;	/* its write end, for growth */
 	size_t via_held;	/* bytes waiting in VIA */
@@ -106,7 +105,6 @@ void end_init(struct end *e, int fd);
 void end_init_input(struct end *e, int fd, const struct stat *st);
 int end_keeps_writes(const struct end *e);
 int zerocopy_allowed(void);
-int is_refusal(int err);
 int pipe_private(int p[2]);
 void close_pair(int p[2]);
 
@@ -161,12 +159,30 @@ struct io_call {
 				   (NULL: the thread's) */
 	long pipe;		/* write: into a pipe of this many bytes,
 				   not in packet mode (0: not such a pipe) */
+	int spun;		/* after -1 (EAGAIN): the call said EAGAIN
+				   SPIN_MAX times, each after a wait that
+				   said it was ready */
 };
+
+/*
+ * How many times in a row a call may say EAGAIN right after a wait said
+ * its side was ready before io_move stops making it (struct
+ * io_call.spun): a filter that answers EAGAIN, or a descriptor whose
+ * poll(2) says what its call never agrees with, would be spun on for
+ * ever.  A pipe shared with a busier writer or reader loses that race
+ * now and then, never this often in a row; and if it did, the zero-copy
+ * callers only fall back to read/write (zerocopy_refused), which loses
+ * nothing.
+ */
+#define SPIN_MAX	64
 
 /*
  * Run C's call until it moves something or fails for real.  EINTR is
  * retried; EAGAIN is waited out in poll(2) on the side that is not
- * ready (wait_either for two descriptors), or by C->wait.  A write
+ * ready (wait_either for two descriptors), or by C->wait, SPIN_MAX
+ * times in a row at most (then -1, EAGAIN, C->spun).  A zero-copy call
+ * that call_permitted says would kill the process is not made: it
+ * fails with ENOSYS, a refusal.  A write
  * with C->mask waits so with that mask, and into a pipe (C->pipe) that
  * cannot take it whole, waits for room first (pipe_wait_room).  Return:
  *   > 0  the count, maybe short of C->len (io_move_all loops on it);
@@ -228,9 +244,8 @@ struct handoff {
 	char *base;		/* the region, or NULL */
 	size_t start;		/* the first byte not handed over yet */
 	size_t fill;		/* the end of the bytes written */
-	int sent;		/* bytes went by vmsplice: no refusal now */
-	int refused;		/* the first vmsplice was refused: the bytes
-				   were copied, and handing off is over */
+	int refused;		/* vmsplice was refused: the bytes were
+				   copied, and handing off is over */
 };
 
 /* Return SIZE bytes of fresh memory (with HUGE, 2 MiB-aligned, asking
@@ -247,8 +262,8 @@ char *handoff_space(struct handoff *h);
 /* N bytes were written at handoff_space(H). */
 void handoff_wrote(struct handoff *h, size_t n);
 /* Hand the bytes written to pipe FD, all of them (io_move_all), or
- * copy them by write(2) if they are few, or if vmsplice is refused the
- * first time (zerocopy_refused; then H->refused is set); a full region
+ * copy them by write(2) if they are few, or if vmsplice is refused,
+ * first or later (zerocopy_refused; then H->refused is set); a full region
  * is then let go.  Return 0, or -1 with errno set: an error of the
  * output. */
 int handoff_send(struct handoff *h, int fd);
@@ -268,6 +283,10 @@ int pipe_warranted(struct end *e, size_t n);
 void pipe_carried(struct end *e, size_t n);
 int pipe_resize(struct end *e, long size);
 
+/* refusal.c */
+int zerocopy_refused(const struct io_call *c);
+int call_permitted(enum io_op op);
+
 /* xfer.c */
 void link_init(struct link *l, struct end *in, struct end *out);
 void link_retarget(struct link *l, struct end *in, off_t size);
@@ -278,6 +297,5 @@ ssize_t xfer_pipe(struct io_call *c, int in, int out, size_t len, int dup,
     const struct io_wait *w);
 ssize_t read_input(const struct end *in, char **buf, size_t *size,
     size_t want);
-int zerocopy_refused(const struct io_call *c, off_t moved);
 
 #endif

@@ -127,14 +127,21 @@ round_rw(struct fan *f)
 
 /*
  * The zero-copy call C into output I failed, or moved nothing (K 0: a
- * pipe we hold cannot end).  A refusal before zero-copy reached the
- * output sends it to write(2): return 1, its next way (deliver) writes
- * it the rest.  Any other failure is its error: return 0.
+ * pipe we hold cannot end).  A refusal, at any chunk, sends the output
+ * to write(2): return 1, its next way (deliver) writes it the rest of
+ * the chunk from the byte it had, and every chunk after.  An output in
+ * a lane (tee(2) into the lane refused) first has its lane written out
+ * and stopped, with the others' (out_from_lanes): its bytes then go in
+ * order.  Any other failure is its error: return 0.
  */
 static int
 refused(struct fan *f, size_t i, ssize_t k, struct io_call *c)
 {
-	if (k == -1 && out(f, i)->st == OUT_ZC_NEW && zerocopy_refused(c, 0)) {
+	if (k == -1 && zerocopy_refused(c)) {
+		if (out_in_lane(out(f, i)->st))
+			out_from_lanes(f);
+		if (!out_zerocopy(out(f, i)->st))
+			return out_served(out(f, i)->st);
 		out_set(f, i, OUT_WRITE);
 		return 1;
 	}
@@ -228,7 +235,7 @@ copy_out(struct fan *f, struct round *r, size_t i, size_t *off)
 		return -1;
 	while (*off < r->len &&
 	    (k = move_out(f, i, copy_splice, r->len - *off, &c)) > 0) {
-		out_count_zc(f, i, k);
+		out_count(f, i, k);
 		*off += k;
 	}
 	if (*off == r->len)
@@ -284,7 +291,7 @@ deliver(struct fan *f, struct round *r, size_t i)
 		case BY_TEE:
 			k = move_out(f, i, chunk_tee, r->len, &c);
 			if (k > 0) {
-				out_count_zc(f, i, k);
+				out_count(f, i, k);
 				take_part(r, k);
 				off = k;
 			} else if (c.gave_up) {
@@ -301,7 +308,7 @@ deliver(struct fan *f, struct round *r, size_t i)
 		case BY_SPLICE:
 			k = move_out(f, i, chunk_splice, r->len - off, &c);
 			if (k > 0) {
-				out_count_zc(f, i, k);
+				out_count(f, i, k);
 				off += k;
 			} else if (c.gave_up) {
 				if (stalled(f, r, off) == -1)
@@ -342,16 +349,17 @@ take_chunk(struct fan *f, size_t lim)
 			return 1;
 		return give_back(f, 0) == -1 ? -1 : 1;
 	}
-	if (n == -1 && zerocopy_refused(&c, f->in_moved)) {
-		/* The input refuses: read/write, for good. */
-		chunk_release(&f->ch, 0);
+	if (n == -1 && zerocopy_refused(&c)) {
+		/* The input refuses, at its first chunk or a later one:
+		 * read/write, for good, from where the refused splice
+		 * stopped (the chunk pipe is empty, the lanes are
+		 * written out). */
+		if (give_back(f, 0) == -1)
+			return -1;
 		f->mode = MODE_RW;
 		return 1;
 	}
-	if (n <= 0)
-		return n;
-	f->in_moved += n;
-	return 1;
+	return n <= 0 ? n : 1;
 }
 
 /* One round of the zero-copy path.  Return as round_rw. */
@@ -458,7 +466,7 @@ plan_paths(struct fan *f)
 
 		if (out_served(out(f, i)->st) && !e->append && e->write_end &&
 		    !end_keeps_writes(e)) {
-			out_set(f, i, OUT_ZC_NEW);
+			out_set(f, i, OUT_ZC);
 			nzc++;
 		}
 	}
@@ -540,6 +548,9 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 		plan_paths(&f);
 		while (r > 0 && f.live > 0 && !f.stop) {
 			out_check(&f);
+			/* A signal sent from outside ends it here. */
+			if ((f.stop = signals_sent(&f)))
+				break;
 			r = f.mode == MODE_ZC ? round_zc(&f) : round_rw(&f);
 		}
 	}

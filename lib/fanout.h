@@ -92,11 +92,9 @@ int buf_need(struct chunk *ch, size_t len);
 ssize_t buf_read(struct chunk *ch, const struct end *in, size_t lim);
 void chunk_free(struct chunk *ch);
 
-/* What the fan-out gives a lane: its output, and what zero-copy did. */
+/* What the fan-out gives a lane: its output, and how far it got. */
 struct lane_out {
 	int fd;			/* the output, a regular file */
-	int proven;		/* zero-copy reached it already: a refusal
-				   from it is an error */
 	off_t at;		/* the stream's offset it has had up to */
 };
 
@@ -107,7 +105,6 @@ struct lane_result {
 	off_t err_at;		/* ... at that offset of the stream */
 	int raised;		/* ... and it raised SIGXFSZ on the worker */
 	int fell_back;		/* it refused splice(2): write(2) now */
-	int proven;		/* zero-copy reached it */
 };
 
 struct lanes;
@@ -129,11 +126,9 @@ enum out_st {
 	OUT_GONE,	/* not served: no descriptor, or its failure told */
 	OUT_FAILED,	/* failed, and not told yet (out_report): ERR, ERR_AT */
 	OUT_WRITE,	/* written by write(2), for good */
-	OUT_ZC_NEW,	/* zero-copy, which has not reached it yet: a
-			   refusal sends it to OUT_WRITE */
-	OUT_ZC,		/* zero-copy has reached it: a refusal is an error */
-	OUT_LANE_NEW,	/* a lane's (lanes.c), from OUT_ZC_NEW */
-	OUT_LANE	/* a lane's, from OUT_ZC */
+	OUT_ZC,		/* zero-copy: a refusal, at any byte, sends it to
+			   OUT_WRITE from that byte on */
+	OUT_LANE	/* a lane's (lanes.c), from OUT_ZC */
 };
 
 /*
@@ -162,7 +157,7 @@ enum delivery {
 struct out_state {
 	enum out_st st;
 	int err;		/* OUT_FAILED: the error */
-	size_t lane;		/* OUT_LANE_NEW, OUT_LANE: which */
+	size_t lane;		/* OUT_LANE: which */
 	off_t given;		/* the bytes of the stream it has had */
 	off_t err_at;		/* OUT_FAILED: where in the stream it failed */
 	long room;		/* what it can buffer, as it started (a pipe's
@@ -207,7 +202,6 @@ struct fan {
 	off_t pos;		/* the bytes every output served has had */
 	off_t asked;		/* POS when the output pipes' sizes were asked */
 	struct pace pace;	/* the zero-copy path's last second */
-	off_t in_moved;		/* bytes spliced from the input */
 	int gnu_chunks;		/* chunks of GNU_CHUNK, by read/write */
 	enum mode mode;
 	struct chunk ch;
@@ -221,6 +215,7 @@ struct fan {
 				   GNU's read that failed starts there */
 	size_t die_out;		/* ... and the outputs before this one, the
 				   one that failed, have that read too */
+	long long looked;	/* when signals_sent last looked, in ms */
 	struct pollfd *polls;	/* watch_wait's: the input, output pipes */
 };
 
@@ -230,6 +225,7 @@ void signals_let(const sigset_t *held);
 int signal_due(int sig);
 int signals_fatal(const sigset_t *held, int err);
 int signals_due(const sigset_t *held);
+int signals_sent(struct fan *f);
 
 /* sizes.c: how big the chunks, the chunk pipe and the lanes are. */
 size_t size_chunk(size_t bound, int gnu, size_t least);
@@ -280,7 +276,6 @@ void out_report(struct fan *f, int all);
 void out_failed(struct fan *f, size_t i, int err);
 void out_failed_in_lane(struct fan *f, size_t i);
 void out_count(struct fan *f, size_t i, size_t n);
-void out_count_zc(struct fan *f, size_t i, size_t n);
 void out_write(struct fan *f, size_t i, size_t off, size_t len);
 void out_to_lanes(struct fan *f);
 void out_from_lanes(struct fan *f);

@@ -116,20 +116,6 @@ zerocopy_allowed(void)
 }
 
 /*
- * Return 1 if ERR, from a zero-copy call, says the call cannot serve
- * this pair of descriptors (the kernel, the file system or the device
- * does not support it, or it cannot pin the pages it would share), as
- * opposed to an error read(2) or write(2) would report as well.  Only a
- * refusal may fall back to another path.
- */
-int
-is_refusal(int err)
-{
-	return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP ||
-	    err == ENOTSUP || err == EXDEV || err == ENOMEM;
-}
-
-/*
  * Make a pipe only the engine reads, close-on-exec, both ends at fd 3 or
  * above: with stdout or stderr closed, a pipe at 1 or 2 would catch the
  * program's own output and messages.  Return 0, or -1 with errno set.

@@ -148,14 +148,14 @@ handoff_send(struct handoff *h, int fd)
 		size_t moved = h->fill - h->start - c.len;
 
 		h->start += moved;
-		h->sent |= moved > 0;
-		if (!zerocopy_refused(&c, h->sent))
+		if (!zerocopy_refused(&c))
 			return -1;
-		/* Nothing was ever handed over: copy, now and on. */
+		/* The rest is copied, now and on; what was handed over
+		 * stays the pipe's, and its pages are never written
+		 * again (the next bytes go after it). */
 		h->refused = 1;
 		return copy_out(h, fd);
 	}
-	h->sent = 1;
 	/* The pages handed over are the pipe's now: the next bytes go on
 	 * the next page, and a full region goes. */
 	h->start = h->fill = (h->fill + PAGE - 1) / PAGE * PAGE;

@@ -3,8 +3,9 @@
  * write, vmsplice, splice, tee, copy_file_range), and the peek at a
  * record's length (recv with MSG_PEEK), runs in io_move, and
  * nowhere else is it decided what EINTR, EAGAIN, a count of 0 or a
- * short count mean.  What to do when a zero-copy call is refused is the
- * transfer layer's (zerocopy_refused in xfer.c).
+ * short count mean.  Which failures of a zero-copy call are refusals,
+ * and which calls a sandbox would kill for, is refusal.c's; what to do
+ * then, the transfer layer's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -145,15 +146,23 @@ io_call_once(const struct io_call *c)
 		if (c->mask != NULL && c->pipe > 0)
 			pipe_wait_room(c);
 		return write(c->out, c->buf, c->len);
+	case IO_PEEK:
+		/* MSG_TRUNC: the record's length, not what fits in BUF. */
+		return recv(c->in, c->buf, c->len, MSG_PEEK | MSG_TRUNC);
+	default:
+		break;
+	}
+	if (!call_permitted(c->op)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	switch (c->op) {
 	case IO_VMSPLICE:
 		return sys_vmsplice(c->out, &iov, 1);
 	case IO_SPLICE:
 		return sys_splice(c->in, c->out, c->len, nonblocking(c));
 	case IO_TEE:
 		return sys_tee(c->in, c->out, c->len, nonblocking(c));
-	case IO_PEEK:
-		/* MSG_TRUNC: the record's length, not what fits in BUF. */
-		return recv(c->in, c->buf, c->len, MSG_PEEK | MSG_TRUNC);
 	default:
 		return sys_copy_range(c->in, c->out, c->len);
 	}
@@ -236,10 +245,13 @@ caller_wait(struct io_call *c)
 ssize_t
 io_move(struct io_call *c)
 {
+	int waits = 0;		/* waits that said ready, in a row */
+
 	c->gave_up = 0;
+	c->spun = 0;
 	if (c->wait != NULL && !c->wait->tells && caller_wait(c) == -1)
 		return -1;
-	for (;;) {
+	for (;; waits++) {
 		ssize_t n = io_call_once(c);
 
 		if (n > 0)
@@ -260,8 +272,16 @@ io_move(struct io_call *c)
 			c->waiting = 0;
 			return -1;
 		}
-		if (errno == EINTR)
+		if (errno == EINTR) {
+			waits--;
 			continue;
+		}
+		if (errno == EAGAIN && waits == SPIN_MAX) {
+			c->spun = 1;
+			c->side = io_call_side(c);
+			c->waiting = 0;
+			return -1;
+		}
 		/* The caller waits, as long as it chooses. */
 		if (errno == EAGAIN && nonblocking(c)) {
 			if (caller_wait(c) == -1)

@@ -61,17 +61,14 @@
  * One lane.  Offsets (POSTED, DONE, the chunks' ENDs, ERR_AT) count in
  * the stream, from the start of the fan-out's input.  Who owns what:
  * the fields marked LOCK are read and written under struct lanes.lock;
- * PROVEN and RW are the worker's while it writes, and read by the
- * fan-out under LOCK once DONE has reached POSTED (the worker sets them
- * before it takes the lock to move DONE); the rest is set before the
- * workers start.
+ * RW is the worker's while it writes, and read by the fan-out under
+ * LOCK once DONE has reached POSTED (the worker sets it before it takes
+ * the lock to move DONE); the rest is set before the workers start.
  */
 struct lane {
 	int pipe[2];		/* [1] is the fan-out's, [0] the worker's */
 	struct end end;		/* the fan-out's end, as it sees it */
 	int out;		/* the output it is written into */
-	int proven;		/* zero-copy reached OUT: a refusal from it
-				   now is an error */
 	int rw;			/* OUT refused splice(2): read and write */
 	off_t posted;		/* the stream put into the lane (LOCK) */
 	off_t done;		/* ... and taken out of it (LOCK) */
@@ -139,8 +136,8 @@ lanes_threads(size_t ncopy)
 
 /*
  * Move N bytes, which lane L holds, into its output: splice(2), or
- * read(2) and write(2) if the output refused splice before it took a
- * byte.  Return 0, or -1 with errno set: the output's error (the lane,
+ * read(2) and write(2) once the output refused splice, from the byte
+ * the refused call stopped at.  Return 0, or -1 with errno set: the output's error (the lane,
  * a pipe of ours holding the bytes, cannot fail).  *MOVED counts what
  * left the lane, *WRITTEN what of it reached the output.
  */
@@ -171,10 +168,9 @@ lane_write(struct lane *l, struct worker *w, size_t n, size_t *moved,
 		if (k > 0) {
 			*moved += k;
 			*written += k;
-			l->proven = 1;
 			continue;
 		}
-		if (k == -1 && zerocopy_refused(&c, l->proven)) {
+		if (k == -1 && zerocopy_refused(&c)) {
 			l->rw = 1;
 			continue;
 		}
@@ -394,7 +390,6 @@ lanes_start(const struct lane_out *outs, size_t n, size_t workers)
 
 		l->pipe[0] = l->pipe[1] = -1;
 		l->out = outs[i].fd;
-		l->proven = outs[i].proven;
 		l->posted = l->done = outs[i].at;
 		l->worker = i % workers;
 		if (pipe_private(l->pipe) == -1)
@@ -509,6 +504,5 @@ lanes_result(struct lanes *c, size_t k, struct lane_result *r)
 	r->err_at = l->err_at;
 	r->raised = l->raised;
 	r->fell_back = l->rw;
-	r->proven = l->proven;
 	pthread_mutex_unlock(&c->lock);
 }

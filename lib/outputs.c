@@ -16,14 +16,10 @@
 static const unsigned out_moves[] = {
 	[OUT_GONE] = 0,
 	[OUT_FAILED] = TO(OUT_GONE),
-	[OUT_WRITE] = TO(OUT_FAILED) | TO(OUT_ZC_NEW),
-	[OUT_ZC_NEW] = TO(OUT_FAILED) | TO(OUT_WRITE) | TO(OUT_ZC) |
-	    TO(OUT_LANE_NEW),
-	[OUT_ZC] = TO(OUT_FAILED) | TO(OUT_LANE),
+	[OUT_WRITE] = TO(OUT_FAILED) | TO(OUT_ZC),
+	[OUT_ZC] = TO(OUT_FAILED) | TO(OUT_WRITE) | TO(OUT_LANE),
 	/* A stopped lane says what its worker made of the output. */
-	[OUT_LANE_NEW] = TO(OUT_FAILED) | TO(OUT_WRITE) | TO(OUT_ZC_NEW) |
-	    TO(OUT_ZC),
-	[OUT_LANE] = TO(OUT_FAILED) | TO(OUT_ZC)
+	[OUT_LANE] = TO(OUT_FAILED) | TO(OUT_WRITE) | TO(OUT_ZC)
 };
 
 _Static_assert(sizeof(struct out_state) <=
@@ -52,14 +48,14 @@ out_served(enum out_st s)
 int
 out_zerocopy(enum out_st s)
 {
-	return s >= OUT_ZC_NEW;
+	return s >= OUT_ZC;
 }
 
 /* Return 1 if S is a lane's. */
 int
 out_in_lane(enum out_st s)
 {
-	return s == OUT_LANE_NEW || s == OUT_LANE;
+	return s == OUT_LANE;
 }
 
 /* Move output I to state TO, a move out_moves allows. */
@@ -348,16 +344,6 @@ out_count(struct fan *f, size_t i, size_t n)
 		lanes_posted(f->lanes, o->lane, n);
 }
 
-/* Zero-copy just gave output I N bytes: from now on a refusal from it
- * is an error, not a reason to fall back. */
-void
-out_count_zc(struct fan *f, size_t i, size_t n)
-{
-	out_count(f, i, n);
-	if (out(f, i)->st == OUT_ZC_NEW)
-		out_set(f, i, OUT_ZC);
-}
-
 /* Write the chunk's bytes OFF..LEN, in memory, to output I: waiting
  * for room with watch_mask's mask, so that a signal held the rest of the
  * time comes in while the output's reader does not read. */
@@ -382,7 +368,7 @@ out_write(struct fan *f, size_t i, size_t off, size_t len)
 static int
 needs_copy(struct fan *f, size_t i)
 {
-	return (out(f, i)->st == OUT_ZC_NEW || out(f, i)->st == OUT_ZC) &&
+	return out(f, i)->st == OUT_ZC &&
 	    (f->ends[i].kind == K_FILE || f->ends[i].kind == K_SOCKET);
 }
 
@@ -429,7 +415,6 @@ out_to_lanes(struct fan *f)
 	for (i = 0; i < f->n && k < nlanes; i++)
 		if (takes_lane(f, i))
 			outs[k++] = (struct lane_out){ .fd = f->outs[i].fd,
-			    .proven = out(f, i)->st == OUT_ZC,
 			    .at = out(f, i)->given };
 	f->lanes = lanes_start(outs, nlanes, workers);
 	free(outs);
@@ -439,8 +424,7 @@ out_to_lanes(struct fan *f)
 	for (i = 0, k = 0; i < f->n && k < nlanes; i++)
 		if (takes_lane(f, i)) {
 			out(f, i)->lane = k++;
-			out_set(f, i, out(f, i)->st == OUT_ZC ? OUT_LANE :
-			    OUT_LANE_NEW);
+			out_set(f, i, OUT_LANE);
 		}
 }
 
@@ -468,8 +452,7 @@ out_from_lanes(struct fan *f)
 		if (!out_in_lane(o->st))
 			continue;
 		lanes_result(c, o->lane, &r);
-		out_set(f, i, r.fell_back ? OUT_WRITE :
-		    r.proven || o->st == OUT_LANE ? OUT_ZC : OUT_ZC_NEW);
+		out_set(f, i, r.fell_back ? OUT_WRITE : OUT_ZC);
 	}
 	f->lanes = NULL;
 	f->threads = THREADS_READY;

@@ -13,11 +13,15 @@
  * which then ends the process.  Signals the caller blocked or handles
  * are left as they are.
  *
- * A signal sent from outside acts as on GNU's tee when the fan-out
- * waits for input, or looks for an output's room, as GNU's would wait
- * in read(2) or write(2): those waits let the held signals in (watch.c's
- * watch_mask), unless lanes run or the process is dying or stopping.  A
- * write(2) that waits on a full output keeps them out until it ends.
+ * A signal sent from outside ends GNU's tee in whatever read(2) or
+ * write(2) it is making.  Here it comes in where the fan-out waits for
+ * input, or looks for an output's room: those waits let the held
+ * signals in (watch.c's watch_mask), unless lanes run or the process is
+ * dying or stopping.  A fan-out that never waits (a file's input, into
+ * files and /dev/null) looks for it between rounds instead
+ * (signals_sent), every SIGNAL_LOOK_MS at most, and ends there, with
+ * every output at the same byte and the lanes written out.  A write(2)
+ * that waits on a full output keeps them out until it ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -86,6 +90,33 @@ signals_fatal(const sigset_t *held, int err)
 	int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
 
 	return sig != 0 && sigismember(held, sig) == 1 && signal_due(sig);
+}
+
+/*
+ * How often, at most, a fan-out that holds signals looks between rounds
+ * for one sent from outside: soon enough for a user's kill, and a
+ * sigpending(2) at most a hundred times a second, where rounds come by
+ * the ten thousand.
+ */
+#define SIGNAL_LOOK_MS	10
+
+/*
+ * Between F's rounds: return 1 if a held signal is due that no write of
+ * ours raised (no output is dying of one: F->die_at -1), looking once
+ * every SIGNAL_LOOK_MS at most.  The caller then stops, and lets it in.
+ */
+int
+signals_sent(struct fan *f)
+{
+	long long now;
+
+	if (sigisemptyset(&f->held) || f->die_at != -1)
+		return 0;
+	now = clock_ms();
+	if (now - f->looked < SIGNAL_LOOK_MS)
+		return 0;
+	f->looked = now;
+	return signals_due(&f->held);
 }
 
 /* Return 1 if a signal of HELD is due (a caller's own write may have

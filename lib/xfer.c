@@ -10,11 +10,13 @@
  *
  * Every call runs in io_move (io.c), which owns EINTR, EAGAIN, short
  * counts and the meaning of 0.  The policy that is this layer's:
- * - a refusal (zerocopy_refused: the call does not serve this pair)
- *   before the zero-copy path moved a byte falls back to read/write,
- *   nothing lost;
- * - any other error, and any failure after bytes moved, is a real error
- *   of one side, reported at once and never retried another way.
+ * - a refusal (zerocopy_refused, refusal.c: the call does not serve
+ *   this pair here), at the first call or any later one, falls back to
+ *   read/write for good, from the byte where the refused call stopped:
+ *   a call that fails moves nothing, and what zero-copy moved before
+ *   is counted, nothing lost or sent twice;
+ * - any other error is a real error of one side, reported at once and
+ *   never retried another way.
  * Every failure names its side (SL_INPUT or SL_OUTPUT): found out only
  * when it happens, at no cost to the transfers that work.
  */
@@ -102,11 +104,19 @@ choose_path(const struct end *in, const struct end *out)
 	return PATH_VIA_PIPE;
 }
 
-/*
- * Start a link from IN to OUT, or from memory to OUT if IN is NULL.
- * From memory it takes the fast path at once; from a descriptor it
- * starts with read/write (see ZC_AFTER).
- */
+/* The path a link starts on: from memory, or between two files, the
+ * fast path at once (copy_file_range shares a file's extents where
+ * the file system can, and only a copy that starts with it is shared
+ * whole); from any other descriptor read/write, until a read shows a
+ * stream worth zero-copy (see ZC_AFTER). */
+static enum path
+first_path(const struct link *l)
+{
+	return l->in == NULL || l->fast == PATH_COPY_RANGE ? l->fast :
+	    PATH_RW;
+}
+
+/* Start a link from IN to OUT, or from memory to OUT if IN is NULL. */
 void
 link_init(struct link *l, struct end *in, struct end *out)
 {
@@ -114,7 +124,7 @@ link_init(struct link *l, struct end *in, struct end *out)
 	l->in = in;
 	l->out = out;
 	l->fast = choose_path(in, out);
-	l->path = in == NULL ? l->fast : PATH_RW;
+	l->path = first_path(l);
 	l->via[0] = l->via[1] = -1;
 }
 
@@ -128,8 +138,7 @@ link_retarget(struct link *l, struct end *in, off_t size)
 {
 	l->in = in;
 	l->fast = choose_path(in, l->out);
-	l->path = PATH_RW;
-	l->fast_moved = 0;
+	l->path = first_path(l);
 	l->size = in->kind == K_FILE ? size : 0;
 	l->got = 0;
 	l->ended = 0;
@@ -288,34 +297,15 @@ zerocopy_call(const struct link *l, int in, int out, size_t len)
 static void
 count_zerocopy(struct link *l, size_t n)
 {
-	l->fast_moved += n;
 	pipe_carried(l->out, n);
 }
 
 /*
- * Return 1 if the zero-copy call C failed because it cannot serve its
- * pair of descriptors, and its path had moved no byte before (MOVED 0):
- * then, and only then, the caller falls back to read/write.  A failed
- * wait (C->waiting), or one its caller gave up (C->gave_up), is never a
- * refusal.  The refusals are is_refusal's;
- * copy_file_range(2) refuses with EPERM too (a seccomp filter that
- * forbids it, as container runtimes had), ETXTBSY and EBADF (outputs it
- * will not write into), as GNU 9.1 takes them: write(2) then tells
- * whether the output really fails, in the words the read/write path
- * uses.  Reads errno.
+ * splice(2) or copy_file_range(2) straight from IN to OUT.  A copy
+ * between two files comes short, as step_rw's read does, only at the
+ * input's end: once it brought what fstat(2) said, that is the end,
+ * with no call more to hear it say 0.
  */
-int
-zerocopy_refused(const struct io_call *c, off_t moved)
-{
-	int err = errno;
-
-	if (c->waiting || c->gave_up || moved != 0)
-		return 0;
-	return is_refusal(err) || (c->op == IO_COPY_RANGE &&
-	    (err == EPERM || err == ETXTBSY || err == EBADF));
-}
-
-/* splice(2) or copy_file_range(2) straight from IN to OUT. */
 static ssize_t
 step_direct(struct link *l, size_t len)
 {
@@ -324,6 +314,9 @@ step_direct(struct link *l, size_t len)
 
 	if (n > 0) {
 		count_zerocopy(l, n);
+		l->got += n;
+		l->ended = l->path == PATH_COPY_RANGE && (size_t)n < len &&
+		    l->size > 0 && l->got >= l->size;
 		return n;
 	}
 	if (n == 0) {
@@ -336,7 +329,7 @@ step_direct(struct link *l, size_t len)
 		leave_zerocopy(l);
 		return step_rw(l, len);
 	}
-	if (zerocopy_refused(&c, l->fast_moved)) {
+	if (zerocopy_refused(&c)) {
 		leave_zerocopy(l);
 		return step_rw(l, len);
 	}
@@ -439,7 +432,7 @@ step_via(struct link *l, size_t len)
 		if ((n = io_move(&c)) == 0)
 			return 0;
 		if (n == -1) {
-			if (zerocopy_refused(&c, l->fast_moved)) {
+			if (zerocopy_refused(&c)) {
 				leave_zerocopy(l);
 				return step_rw(l, len);
 			}
@@ -457,7 +450,7 @@ step_via(struct link *l, size_t len)
 		l->via_held = c.len;
 		count_zerocopy(l, moved);
 		pipe_carried(&l->via_end, moved);
-		if (zerocopy_refused(&c, l->fast_moved)) {
+		if (zerocopy_refused(&c)) {
 			leave_zerocopy(l);
 			return write_via_bytes(l);
 		}
@@ -523,7 +516,7 @@ link_put(struct link *l, const void *buf, size_t len)
 			return n;
 		}
 		if (l->path != PATH_VMSPLICE ||
-		    !zerocopy_refused(&c, l->fast_moved))
+		    !zerocopy_refused(&c))
 			return fail_side(l, SL_OUTPUT);
 		leave_zerocopy(l);
 	}

@@ -135,14 +135,14 @@ test_expect_success STRACE,ZEROCOPY 'a later vmsplice EIO is a real error' '
 	test_yes_run late:EIO $((64 * MiB)) abc
 '
 
-test_expect_success STRACE,ZEROCOPY 'a later vmsplice EINVAL: no fallback' '
-	yes_faulted $((64 * MiB)) vmsplice:error=EINVAL:when=3 abc &&
-	test_yes_run late:EINVAL $((64 * MiB)) abc
-'
-
-test_expect_success STRACE,ZEROCOPY 'a later vmsplice ENOMEM: no fallback' '
-	yes_faulted $((64 * MiB)) vmsplice:error=ENOMEM:when=2 &&
-	test_yes_run late:ENOMEM $((64 * MiB))
-'
+# A refusal after vmsplice moved bytes (a sandbox's filter, a kernel
+# that cannot pin the pages) is a route, as the first one is: write(2)
+# from the byte where it stopped, and the stream is whole.
+for err in EINVAL ENOMEM EPERM EACCES ENOSYS; do
+	test_expect_success STRACE,ZEROCOPY "a later vmsplice $err: falls back, the stream exact" '
+		yes_faulted $((64 * MiB)) vmsplice:error='$err':when=3+ abc &&
+		test_yes_run exact $((64 * MiB)) abc
+	'
+done
 
 test_done

@@ -83,4 +83,20 @@ test_expect_success 'tee f1 f2 >FIFO never read: a SIGPIPE from outside ends it'
 	test_must_be_empty err
 '
 
+# ... and while it never waits: a regular file's input (4 TiB, sparse),
+# into /dev/null twice and a file that stays empty of it but for what
+# went before the kill.  GNU's tee ends in the read(2) or write(2) it is
+# making; spate's looks between rounds (0.3.0 held the signal to the end
+# of its input: hours here, killed after 60 s, status 137).
+test_expect_success 'tee /dev/null /dev/null <4 TiB file: a SIGPIPE from outside ends it' '
+	rm -f huge status && truncate -s 4T huge &&
+	{ env --default-signal=PIPE tee /dev/null /dev/null <huge >/dev/null 2>err & } &&
+	tkw_pid=$! &&
+	sleep 0.5 &&
+	tee_kill_pipe $tkw_pid &&
+	rm -f huge &&
+	test "$($SYS_CAT status)" = "$SIGPIPE_STATUS" &&
+	test_must_be_empty err
+'
+
 test_done

@@ -48,13 +48,15 @@ yes_fault() {
 	'
 }
 
-# vmsplice: a refusal at the first call (the kernel cannot serve this
-# pipe: EINVAL, ENOSYS, or ENOMEM pinning pages) falls back to write(2);
-# an error write(2) would give as well is the output's error at once,
-# with nothing written.  EAGAIN waits in poll, EINTR retries.  At a later
-# call bytes have gone out: any failure is a real error.  GNU 9.1 never
-# calls vmsplice: exact there.
-for err in EINVAL ENOSYS ENOMEM EAGAIN EINTR; do
+# vmsplice: a refusal (the kernel cannot serve this pipe: EINVAL,
+# ENOSYS, ENOMEM pinning pages; a sandbox: EPERM, EACCES), at the first
+# call or a later one, falls back to write(2) from the byte where it
+# stopped; an error write(2) would give as well is the output's error,
+# with nothing written at the first call, after an exact prefix at a
+# later one.  EAGAIN waits in poll, EINTR retries; EAGAIN for ever, which
+# no poll clears, ends as a refusal.  GNU 9.1 never calls vmsplice:
+# exact there.
+for err in EINVAL ENOSYS ENOMEM EPERM EACCES EAGAIN EINTR; do
 	yes_fault STRACE zc vmsplice:error=$err:when=1 exact
 done
 for err in EFAULT EIO EPIPE ENOSPC EBADF; do
@@ -64,7 +66,10 @@ for err in EAGAIN EINTR; do
 	yes_fault STRACE zc vmsplice:error=$err:when=3 exact
 	yes_fault STRACE zc vmsplice:error=$err:when=2+2 exact
 done
-for err in EINVAL ENOSYS ENOMEM EFAULT EIO EPIPE ENOSPC EBADF; do
+for err in EINVAL ENOSYS ENOMEM EPERM EACCES EAGAIN; do
+	yes_fault STRACE zc vmsplice:error=$err:when=3+ exact
+done
+for err in EFAULT EIO EPIPE ENOSPC EBADF; do
 	yes_fault STRACE,ZEROCOPY zc vmsplice:error=$err:when=3 late:$err
 done
 # On the read/write path vmsplice is never called.

@@ -1,12 +1,13 @@
 #!/bin/sh
 # cat: the fault injection matrix of the transfer layer.  On each path
 # the zero-copy call fails, at its first call and at a later one, with a
-# refusal (EINVAL, ENOSYS, ENOMEM: the call cannot serve this pair) or
-# an error (what read(2) or write(2) would report too), and the failure
-# must be told as the side it belongs to: "cat: NAME: E" for the input,
-# cat goes on and exits 1; "cat: write error: E" for the output, cat
-# stops.  The paths, for a 4 MiB input (the first read(2) shows the
-# stream is worth zero-copy; the rest goes by):
+# refusal (EINVAL, ENOSYS, ENOMEM: the call cannot serve this pair),
+# which falls back to read/write from the byte where it stopped, or an
+# error (what read(2) or write(2) would report too), which must be told
+# as the side it belongs to: "cat: NAME: E" for the input, cat goes on
+# and exits 1; "cat: write error: E" for the output, cat stops.  The
+# paths, for a 4 MiB input (the first read(2) shows the stream is worth
+# zero-copy, and the rest goes by it; between two files, all of it):
 #
 #   ff	file -> file		copy_file_range(2)
 #   fp	file -> pipe		splice(2): a pipe fails only as a writer
@@ -115,9 +116,9 @@ cat_fault() {
 	'
 }
 
-# cat_side PATH SYSCALL REGEX WHO [ERRORS]: refusals at the first call
-# fall back; errors at the first call (ERRORS, by default EIO EBADF),
-# and anything later, are WHO's (in or out).
+# cat_side PATH SYSCALL REGEX WHO [ERRORS]: refusals, at the first call
+# or a later one, fall back from the byte where the call stopped; errors
+# (ERRORS, by default EIO EBADF) are WHO's (in or out).
 cat_side() {
 	for e in EINVAL ENOSYS ENOMEM; do
 		cat_fault $1 $2 "$3" 1 $e exact
@@ -125,17 +126,17 @@ cat_side() {
 	for e in ${5:-EIO EBADF}; do
 		cat_fault $1 $2 "$3" 1 $e $4:$e
 	done
-	for e in EINVAL EIO; do
-		cat_fault $1 $2 "$3" 2 $e $4:$e
-	done
+	cat_fault $1 $2 "$3" 2 EINVAL exact
+	cat_fault $1 $2 "$3" 2 EIO $4:EIO
 }
 
 # copy_file_range: an error only writing can give is the output's; for
 # another, a one-byte pread(2) of the input tells whether reading fails.
 cat_side ff copy_file_range '^copy_file_range\(3,' out EIO
-# copy_file_range refuses with EPERM too (a seccomp filter), ETXTBSY and
-# EBADF, as GNU 9.1 takes them: write(2) then tells what the output says.
-for e in EPERM ETXTBSY EBADF; do
+# copy_file_range refuses with EPERM and EACCES too (a seccomp filter),
+# ETXTBSY and EBADF, as GNU 9.1 takes them: write(2) then tells what the
+# output says.
+for e in EPERM EACCES ETXTBSY EBADF; do
 	cat_fault ff copy_file_range '^copy_file_range\(3,' 1 $e exact
 done
 for e in ENOSPC EDQUOT EFBIG; do
@@ -167,7 +168,8 @@ cat_side fn splice '^splice\(3, NULL,' in
 cat_side fn splice '^splice\([0-9]+, NULL, 1,' out
 
 # The handoff: vmsplice(2) into the output pipe, which fails only as a
-# writer; a refusal before anything was handed over goes on by write(2).
+# writer; a refusal, first or later, goes on by write(2) from the first
+# byte not handed over.
 # (test_expect_success sets $p: the loop's variable is another.)
 for hpath in hf hp; do
 	test_expect_success STRACE,ZEROCOPY "$hpath path: cat -n hands its output over by vmsplice" '

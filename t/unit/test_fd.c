@@ -1,6 +1,6 @@
 /* Unit tests of lib/fd.c: what end_init makes of a descriptor, the
- * SPATE_ZEROCOPY switch, which errors are refusals, and the private
- * pipes (pipe_private, close_pair). */
+ * SPATE_ZEROCOPY switch, and the private pipes (pipe_private,
+ * close_pair). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -215,34 +215,6 @@ TEST(zerocopy_allowed)
 	unsetenv("SPATE_ZEROCOPY");
 }
 #endif
-
-TEST(refusals)
-{
-	static const int yes[] = {
-		EINVAL, ENOSYS, EOPNOTSUPP, ENOTSUP, EXDEV, ENOMEM
-	};
-	static const int no[] = {
-		0, EPIPE, ENOSPC, EBADF, EIO, EAGAIN, EINTR, EISDIR, EFBIG,
-		EPERM, EDQUOT, EROFS, ECONNRESET, ENXIO, EACCES
-	};
-	size_t i;
-	int good = 1;
-
-	for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
-		if (is_refusal(yes[i]) != 1) {
-			printf("# is_refusal(%s) is not 1\n", strerror(yes[i]));
-			good = 0;
-		}
-	ok(good, "is_refusal: EINVAL ENOSYS EOPNOTSUPP ENOTSUP EXDEV ENOMEM");
-	good = 1;
-	for (i = 0; i < sizeof no / sizeof no[0]; i++)
-		if (is_refusal(no[i]) != 0) {
-			printf("# is_refusal(%s) is not 0\n", strerror(no[i]));
-			good = 0;
-		}
-	ok(good, "is_refusal: real errors (EPIPE ENOSPC EBADF EIO ...) are "
-	    "not refusals");
-}
 
 /* Return 1 if P is a private pipe as promised: both ends at 3 or above,
  * close-on-exec, and a pipe from P[1] to P[0]. */

@@ -19,12 +19,11 @@
 #include "fanout.h"
 #include "tap.h"
 
-#define NSTATES	7
+#define NSTATES	5
 
 static const char *const names[NSTATES] = {
 	[OUT_GONE] = "GONE", [OUT_FAILED] = "FAILED", [OUT_WRITE] = "WRITE",
-	[OUT_ZC_NEW] = "ZC_NEW", [OUT_ZC] = "ZC", [OUT_LANE_NEW] = "LANE_NEW",
-	[OUT_LANE] = "LANE"
+	[OUT_ZC] = "ZC", [OUT_LANE] = "LANE"
 };
 
 /* design.md: every state but GONE and FAILED is served, gets the
@@ -37,10 +36,9 @@ gets_chunks(enum out_st s)
 
 /*
  * The moves design.md allows: a failure from any state served, told
- * once (FAILED to GONE); WRITE to ZC_NEW when the zero-copy path is
- * planned; ZC_NEW falls back to WRITE, is reached (ZC), or gets a lane;
- * ZC gets a lane; a stopped lane returns its output as its worker left
- * it (WRITE, ZC_NEW or ZC from LANE_NEW; ZC from LANE).
+ * once (FAILED to GONE); WRITE to ZC when the zero-copy path is
+ * planned; ZC falls back to WRITE, at any byte, or gets a lane; a
+ * stopped lane returns its output as its worker left it (WRITE or ZC).
  */
 static int
 allowed(enum out_st from, enum out_st to)
@@ -51,15 +49,11 @@ allowed(enum out_st from, enum out_st to)
 	case OUT_FAILED:
 		return to == OUT_GONE;
 	case OUT_WRITE:
-		return to == OUT_ZC_NEW;
-	case OUT_ZC_NEW:
-		return to == OUT_WRITE || to == OUT_ZC || to == OUT_LANE_NEW;
-	case OUT_ZC:
-		return to == OUT_LANE;
-	case OUT_LANE_NEW:
-		return to == OUT_WRITE || to == OUT_ZC_NEW || to == OUT_ZC;
-	case OUT_LANE:
 		return to == OUT_ZC;
+	case OUT_ZC:
+		return to == OUT_WRITE || to == OUT_LANE;
+	case OUT_LANE:
+		return to == OUT_WRITE || to == OUT_ZC;
 	default:
 		return 0;
 	}
@@ -161,7 +155,7 @@ TEST(moves)
 static enum delivery
 way(enum out_st s, enum kind k, enum chunk_at at, int last, size_t off)
 {
-	int zc = s == OUT_ZC_NEW || s == OUT_ZC;
+	int zc = s == OUT_ZC;
 
 	if (at == AT_BUF)
 		return BY_WRITE;
@@ -179,20 +173,19 @@ way(enum out_st s, enum kind k, enum chunk_at at, int last, size_t off)
  * of the chunk had or some. */
 TEST(deliveries)
 {
-	static const enum out_st served_states[] = { OUT_WRITE, OUT_ZC_NEW,
-	    OUT_ZC };
+	static const enum out_st served_states[] = { OUT_WRITE, OUT_ZC };
 	static const enum kind kinds[] = { K_PIPE, K_FILE, K_SOCKET,
 	    K_OTHER };
 	static const enum chunk_at ats[] = { AT_PIPE, AT_PIPE_AND_BUF,
 	    AT_BUF };
-	size_t i, n = 3 * 4 * 3 * 2 * 2, bad = 0;
+	size_t i, n = 2 * 4 * 3 * 2 * 2, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		enum out_st s = served_states[i % 3];
-		enum kind k = kinds[i / 3 % 4];
-		enum chunk_at at = ats[i / 12 % 3];
-		int last = i / 36 % 2;
-		size_t off = i / 72;
+		enum out_st s = served_states[i % 2];
+		enum kind k = kinds[i / 2 % 4];
+		enum chunk_at at = ats[i / 8 % 3];
+		int last = i / 24 % 2;
+		size_t off = i / 48;
 		struct end e = { .kind = k };
 		struct sl_out o[1];
 		struct fan f;

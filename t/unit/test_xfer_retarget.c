@@ -36,7 +36,7 @@ TEST(retarget)
 	end_init(&i2, in2);
 	link_retarget(&l, &i2, 0);
 	fresh = l.path == PATH_RW && l.fast == FAST(PATH_VIA_PIPE) &&
-	    l.fast_moved == 0 && l.in == &i2;
+	    l.in == &i2;
 	m2 = run(&l, &used2);
 	via[0] = l.via[0];
 	via[1] = l.via[1];
@@ -48,8 +48,7 @@ TEST(retarget)
 	in3 = feeder(data + len1 + len2, len3, ZC_AFTER, 65536, 0, 1, &fpid3);
 	end_init(&i3, in3);
 	link_retarget(&l, &i3, 0);
-	fresh &= l.path == PATH_RW && l.fast == FAST(PATH_VIA_PIPE) &&
-	    l.fast_moved == 0;
+	fresh &= l.path == PATH_RW && l.fast == FAST(PATH_VIA_PIPE);
 	m3 = run(&l, &used3);
 	same_via = l.via[0] == via[0] && l.via[1] == via[1];
 	close(p[1]);
