@@ -18,7 +18,9 @@
 # tee -a and -p, cat -n, -A and -v.  The paths are sb_run's.  On the
 # paths marked full in SB_PATHS every call is refused with every error;
 # on the others each call with one error, a different one from path to
-# path, so that each (call, error, first or later) comes on several.
+# path, so that each (call, error, first or later) comes on several
+# (sb_specs; on the socket paths, where python3 starts in every run,
+# all the calls at once with two errors).
 #
 # The expectation of each run is GNU's command run the same way under
 # the same refusals: its status, its stderr, each output byte for byte.
