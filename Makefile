@@ -200,6 +200,13 @@ CHECK_TESTS =
 check: all unit $(INJECT) $(SANDBOX)
 	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
 
+# make check as where the optional tools are missing (scripts/check-bare):
+# those BARE_TOOLS names hidden, every case passes or skips.
+BARE_TOOLS = strace python3 mandoc procps locales
+check-bare:
+	MAKE="$(MAKE)" BARE_TOOLS="$(BARE_TOOLS)" CHECK_TESTS="$(CHECK_TESTS)" \
+		scripts/check-bare
+
 # The same tests against an ASan+UBSan build.
 check-san:
 	SPATE_SAN=1 $(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDFLAGS="$(SANFLAGS)" check
@@ -505,7 +512,7 @@ clean:
 		build-san build-tsan build-static build-clang build-nosse2 \
 		build-fuzz build-cross
 
-.PHONY: all bin libs spate unit check check-san check-format-portable \
+.PHONY: all bin libs spate unit check check-bare check-san check-format-portable \
 	check-tsan check-host check-multi static check-static check-clang \
 	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \

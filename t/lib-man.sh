@@ -3,9 +3,10 @@
 
 MAN_DIR=$SRC_DIR/man
 
-# MANDOC: mandoc is installed.  Without it the lint cases skip, and
-# SPATE_NO_SKIP=1 (CI, which installs it) makes that a failure.
-test_lazy_prereq MANDOC 'command -v mandoc >/dev/null'
+# MANDOC: mandoc is installed and runs (lints an empty page: errors
+# only).  Without it the lint cases skip, and SPATE_NO_SKIP=1 (CI, which
+# installs it) makes that a failure.
+test_lazy_prereq MANDOC 'mandoc -Tlint -W error </dev/null'
 
 # man_lint PAGE: mandoc -Tlint reports nothing at warning level or above
 # in man/PAGE.  For cases that need MANDOC.

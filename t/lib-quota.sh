@@ -40,9 +40,10 @@ test_lazy_prereq QUOTA_COPY '
 	fi
 '
 
-# QUOTA_PYTHON3: QUOTA_UID can run the system's python3.
+# QUOTA_PYTHON3: QUOTA_UID can run the system's python3, and so can this
+# script (PYTHON3: quota_pipe_sizes runs it as root).
 test_lazy_prereq QUOTA_PYTHON3 '
-	test_have_prereq QUOTA_SETUID && as_quota python3 -c pass
+	test_have_prereq QUOTA_SETUID,PYTHON3 && as_quota python3 -c pass
 '
 
 # as_quota CMD...: run CMD as QUOTA_UID (group the same number, no
