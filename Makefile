@@ -186,10 +186,18 @@ $(INJECT): t/inject.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ t/inject.c -ldl
 
+# The sandbox tests' seccomp filter (t/sandbox.c, lib-sandbox.sh), in
+# front of the commands under test: a program of the build's
+# architecture, whose filter knows that architecture's calls.
+SANDBOX = $(BUILD)/t/sandbox
+$(SANDBOX): t/sandbox.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -o $@ t/sandbox.c
+
 # Unit tests of the engine, then shell tests of the commands: all of
 # them, or the unit tests and the scripts CHECK_TESTS names.
 CHECK_TESTS =
-check: all unit $(INJECT)
+check: all unit $(INJECT) $(SANDBOX)
 	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
 
 # make check as where the optional tools are missing (scripts/check-bare):
@@ -220,10 +228,11 @@ check-format-portable:
 
 # The shell tests against the reference: GNU yes, tee and cat in /usr/bin.
 # Not the data-path matrices of SELF_CHECKED: their expectations are the
-# input itself or GNU's own output of the run (yes_ref, GNU_CAT), so
-# that with GNU's commands under test they would compare GNU with GNU.
+# input itself or GNU's own output of the run (yes_ref, GNU_CAT; t2013:
+# GNU's run under the same refusals), so that with GNU's commands under
+# test they would compare GNU with GNU.
 SELF_CHECKED = t/t0002-yes-stream.sh t/t1003-tee-matrix.sh \
-	t/t2012-large-files.sh t/t3003-cat-matrix.sh
+	t/t2012-large-files.sh t/t2013-sandbox.sh t/t3003-cat-matrix.sh
 check-host: $(INJECT)
 	TEST_HOST=1 t/run $(filter-out $(SELF_CHECKED),$(wildcard t/t[0-9]*.sh))
 
@@ -231,7 +240,7 @@ check-host: $(INJECT)
 # yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
 # MULTI_TESTS names.
 MULTI_TESTS = t/t[0-9]*.sh
-check-multi: bin spate $(INJECT)
+check-multi: bin spate $(INJECT) $(SANDBOX)
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in spate $(COMMANDS); do \
 		ln -s ../../spate $(BUILD)/multi/bin/$$c || exit 1; done
@@ -490,10 +499,11 @@ DIFF_SECONDS = 60
 DIFF_SEED =
 check-diff: bin check-diff-self
 	t/diff/run.py --seconds $(DIFF_SECONDS) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
-		--bin $(or $(SPATE_BIN),$(BUILD))
+		--bin $(or $(SPATE_BIN),$(BUILD)) --tools $(BUILD)/t
 
-check-diff-self:
-	t/diff/run.py --self-test
+# The sandbox family's refusals: t/sandbox.c and t/inject.c, in $(BUILD)/t.
+check-diff-self: $(INJECT) $(SANDBOX)
+	t/diff/run.py --self-test --tools $(BUILD)/t
 
 # Every BUILD the rules above make: the default and PORTABLE=1, each
 # with NLS=0 too, and those of the checks.

@@ -18,16 +18,19 @@
  *
  *	CALL[:size=RANGE][:nth=RANGE]:error=ERRNO|retval=N
  *
- * CALL is read, write, splice, tee or poll (poll(2) and ppoll(2)), or
- * calloc or realloc (malloc(3)'s).  in= and out= ask for the call's
- * descriptors: read's is in, write's out; FD a number, or !FD for any
- * other.  size= asks for the bytes calloc or realloc is asked for, in a
- * RANGE as nth='s; error=ENOMEM makes the call return NULL.  RANGE is K, K..L or K+, counting from 1 the calls that
- * match, made by any thread of the process, less those that the kernel
- * answered EAGAIN (a faked one counts); without nth=, every matching
- * call.  A fault's call is not made: error= returns -1 with that errno
- * (a name: EIO), retval=N returns N, as strace's inject does.  Where
- * two faults match a call, the first one written decides.
+ * CALL is read, write, splice, tee, vmsplice, copy_file_range, sendfile,
+ * F_SETPIPE_SZ or F_GETPIPE_SZ (fcntl(2) with that command; its other
+ * commands are never faked) or poll (poll(2) and ppoll(2)), or calloc
+ * or realloc (malloc(3)'s).  in= and out= ask for the call's
+ * descriptors: read's is in, write's and vmsplice's out, an fcntl's in;
+ * FD a number, or !FD for any other.  size= asks for the bytes calloc
+ * or realloc is asked for, in a RANGE as nth='s; error=ENOMEM makes the
+ * call return NULL.  RANGE is K, K..L or K+, counting from 1 the calls
+ * that match, made by any thread of the process, less those that the
+ * kernel answered EAGAIN (a faked one counts); without nth=, every
+ * matching call.  A fault's call is not made: error= returns -1 with
+ * that errno (a name: EIO), retval=N returns N, as strace's inject does.
+ * Where two faults match a call, the first one written decides.
  *
  * SPATE_INJECTED names a file: each faked call appends a line there
  * ("splice(5, 4) nth=3: error=EIO"), and each process that loads this
@@ -44,13 +47,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-enum call { C_READ, C_WRITE, C_SPLICE, C_TEE, C_POLL, C_CALLOC, C_REALLOC,
-	NCALLS };
+enum call { C_READ, C_WRITE, C_SPLICE, C_TEE, C_VMSPLICE, C_COPY_RANGE,
+	C_SENDFILE, C_SETPIPE, C_GETPIPE, C_POLL, C_CALLOC, C_REALLOC, NCALLS };
 
 static const char *const call_names[NCALLS] = {
-	"read", "write", "splice", "tee", "poll", "calloc", "realloc"
+	"read", "write", "splice", "tee", "vmsplice", "copy_file_range",
+	"sendfile", "F_SETPIPE_SZ", "F_GETPIPE_SZ", "poll", "calloc", "realloc"
 };
 
 /* The errors the fault tests inject, by name. */
@@ -58,11 +64,12 @@ static const struct {
 	const char *name;
 	int no;
 } errnos[] = {
-	{ "EAGAIN", EAGAIN }, { "EBADF", EBADF }, { "EDQUOT", EDQUOT },
-	{ "EFAULT", EFAULT }, { "EFBIG", EFBIG }, { "EINTR", EINTR },
-	{ "EINVAL", EINVAL }, { "EIO", EIO }, { "EISDIR", EISDIR },
-	{ "ENOMEM", ENOMEM }, { "ENOSPC", ENOSPC }, { "ENOSYS", ENOSYS },
-	{ "EPERM", EPERM }, { "EPIPE", EPIPE },
+	{ "EACCES", EACCES }, { "EAGAIN", EAGAIN }, { "EBADF", EBADF },
+	{ "EDQUOT", EDQUOT }, { "EFAULT", EFAULT }, { "EFBIG", EFBIG },
+	{ "EINTR", EINTR }, { "EINVAL", EINVAL }, { "EIO", EIO },
+	{ "EISDIR", EISDIR }, { "ENOMEM", ENOMEM }, { "ENOSPC", ENOSPC },
+	{ "ENOSYS", ENOSYS }, { "EOPNOTSUPP", EOPNOTSUPP }, { "EPERM", EPERM },
+	{ "EPIPE", EPIPE }, { "EXDEV", EXDEV },
 };
 
 /* A descriptor asked for: any, FD, or any but FD. */
@@ -93,6 +100,13 @@ static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_splice)(int, loff_t *, int, loff_t *, size_t,
     unsigned int);
 static ssize_t (*real_tee)(int, int, size_t, unsigned int);
+static ssize_t (*real_vmsplice)(int, const struct iovec *, size_t,
+    unsigned int);
+static ssize_t (*real_copy_range)(int, loff_t *, int, loff_t *, size_t,
+    unsigned int);
+static ssize_t (*real_sendfile)(int, int, off_t *, size_t);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
 static int (*real_poll)(struct pollfd *, nfds_t, int);
 static int (*real_poll_chk)(struct pollfd *, nfds_t, int, size_t);
 static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
@@ -291,6 +305,13 @@ inject_init(void)
 	    unsigned int))dlsym(RTLD_NEXT, "splice");
 	real_tee = (ssize_t (*)(int, int, size_t, unsigned int))
 	    dlsym(RTLD_NEXT, "tee");
+	real_vmsplice = (ssize_t (*)(int, const struct iovec *, size_t,
+	    unsigned int))dlsym(RTLD_NEXT, "vmsplice");
+	real_copy_range = (ssize_t (*)(int, loff_t *, int, loff_t *, size_t,
+	    unsigned int))dlsym(RTLD_NEXT, "copy_file_range");
+	real_sendfile = (ssize_t (*)(int, int, off_t *, size_t))
+	    dlsym(RTLD_NEXT, "sendfile");
+	real_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
 	real_poll = (int (*)(struct pollfd *, nfds_t, int))
 	    dlsym(RTLD_NEXT, "poll");
 	real_poll_chk = (int (*)(struct pollfd *, nfds_t, int, size_t))
@@ -299,7 +320,9 @@ inject_init(void)
 	    const sigset_t *))dlsym(RTLD_NEXT, "ppoll");
 	real_allocators();
 	if (real_read == NULL || real_write == NULL || real_splice == NULL ||
-	    real_tee == NULL || real_poll == NULL || real_ppoll == NULL ||
+	    real_tee == NULL || real_vmsplice == NULL ||
+	    real_copy_range == NULL || real_sendfile == NULL ||
+	    real_fcntl == NULL || real_poll == NULL || real_ppoll == NULL ||
 	    real_calloc == NULL || real_realloc == NULL) {
 		fprintf(stderr, "inject.so: %s\n", dlerror());
 		_exit(125);
@@ -470,6 +493,104 @@ tee(int in, int out, size_t len, unsigned int flags)
 	r = real_tee(in, out, len, flags);
 	after_call(matched, r);
 	return r;
+}
+
+ssize_t
+vmsplice(int fd, const struct iovec *iov, size_t n, unsigned int flags)
+{
+	unsigned matched;
+	struct fault *f = before_call(C_VMSPLICE, -1, fd, 0, &matched);
+	ssize_t r;
+
+	if (f != NULL)
+		return faked(f);
+	r = real_vmsplice(fd, iov, n, flags);
+	after_call(matched, r);
+	return r;
+}
+
+ssize_t
+copy_file_range(int in, loff_t *in_off, int out, loff_t *out_off,
+    size_t len, unsigned int flags)
+{
+	unsigned matched;
+	struct fault *f = before_call(C_COPY_RANGE, in, out, 0, &matched);
+	ssize_t r;
+
+	if (f != NULL)
+		return faked(f);
+	r = real_copy_range(in, in_off, out, out_off, len, flags);
+	after_call(matched, r);
+	return r;
+}
+
+ssize_t
+sendfile(int out, int in, off_t *off, size_t len)
+{
+	unsigned matched;
+	struct fault *f = before_call(C_SENDFILE, in, out, 0, &matched);
+	ssize_t r;
+
+	if (f != NULL)
+		return faked(f);
+	r = real_sendfile(out, in, off, len);
+	after_call(matched, r);
+	return r;
+}
+
+/*
+ * fcntl(2) through REAL, faked where CMD is F_SETPIPE_SZ or F_GETPIPE_SZ
+ * and a fault says so.  Its third argument, where it has one, is an int
+ * or a pointer: passed on as a pointer, as the C library's own wrapper
+ * takes it (a word on every ABI Linux has).
+ */
+static int
+fcntl_call(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	unsigned matched = 0;
+	struct fault *f = NULL;
+	int r;
+
+	if (cmd == F_SETPIPE_SZ || cmd == F_GETPIPE_SZ)
+		f = before_call(cmd == F_SETPIPE_SZ ? C_SETPIPE : C_GETPIPE,
+		    fd, -1, 0, &matched);
+	if (f != NULL)
+		return (int)faked(f);
+	r = real(fd, cmd, arg);
+	after_call(matched, r);
+	return r;
+}
+
+int
+fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	/* Called before inject_init, by another library's constructor. */
+	if (real_fcntl == NULL)
+		real_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
+	return fcntl_call(real_fcntl, fd, cmd, arg);
+}
+
+/* What a program built with _FILE_OFFSET_BITS=64 calls for fcntl(2)
+ * (glibc 2.28 and later), which only such a C library can resolve. */
+int
+fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (real_fcntl64 == NULL)
+		real_fcntl64 = (int (*)(int, int, ...))
+		    dlsym(RTLD_NEXT, "fcntl64");
+	return fcntl_call(real_fcntl64, fd, cmd, arg);
 }
 
 int

@@ -1,7 +1,8 @@
 # lib-fault.sh: system calls made to fail, with strace's fault injection
-# (cases need STRACE) or with the test-only library t/inject.c preloaded
-# (cases need INJECT), and what strace's traces show.  Source it after
-# test-lib.sh.
+# (cases need STRACE), with the test-only library t/inject.c preloaded
+# (cases need INJECT) or refused by the seccomp filter of the test-only
+# program t/sandbox.c (cases need SECCOMP), and what strace's traces
+# show.  Source it after test-lib.sh.
 #
 # strace does not run a call it fakes: `inject=write:retval=1` makes
 # write(2) claim one byte that never went out.  The call counts of
@@ -111,4 +112,49 @@ test_injected() {
 	echo "test_injected: no fault like /$1/ was made:"
 	$SYS_CAT injected
 	return 1
+}
+
+# The seccomp filter t/sandbox.c, as the Makefile builds it for the tests:
+# a program of the build's architecture, run under the emulator where
+# the commands are (SPATE_EMULATOR).
+SANDBOX=$SRC_DIR/${BUILD:-build}/t/sandbox
+# Every call the filter knows: the zero-copy calls, and fcntl(2)'s pipe
+# sizes.
+SANDBOX_CALLS="vmsplice splice tee copy_file_range sendfile F_SETPIPE_SZ
+	F_GETPIPE_SZ"
+
+# SECCOMP: the filter is built and installs here, and the kernel applies
+# it: each call it refuses fails with the error asked for, and is made
+# where it does not refuse it (sandbox -t).  Not under qemu-user, which
+# refuses to install a filter (the filter would see qemu's calls).
+test_lazy_prereq SECCOMP '
+	test -x "$SANDBOX" &&
+	probe=vmsplice:EPERM,splice:EACCES,tee:ENOSYS &&
+	probe=$probe,copy_file_range:EINVAL,sendfile:EOPNOTSUPP &&
+	probe=$probe,F_SETPIPE_SZ:EXDEV,F_GETPIPE_SZ:EPERM &&
+	${SPATE_EMULATOR:-} "$SANDBOX" -t "$probe" &&
+	${SPATE_EMULATOR:-} "$SANDBOX" splice:EPERM -- true
+'
+
+# with_sandbox [-k] LIST CMD...: run the program CMD under t/sandbox.c's
+# seccomp filter, which refuses the calls LIST names (comma separated,
+# each CALL:ERRNO: "splice:EPERM,tee:EINVAL"), or with -k kills the
+# process that makes one (SIGSYS; LIST has no errors then).  CALL is one
+# of SANDBOX_CALLS.  CMD and what it runs inherit the filter; SIGPIPE at
+# its default, at most 60 s (a hang exits 124: the program bounds it,
+# without a timeout(1) more a run), the status CMD's.  If
+# SPATE_INJECT_LOG names a file, "CMD seccomp LIST" is appended to it.
+with_sandbox() {
+	ws_kill=
+	if [ "$1" = -k ]; then
+		ws_kill=-k
+		shift
+	fi
+	if [ -n "${SPATE_INJECT_LOG:-}" ]; then
+		echo "${2##*/} seccomp $ws_kill${ws_kill:+ }$1" \
+			>>"$SPATE_INJECT_LOG"
+	fi
+	ws_list=$1
+	shift
+	${SPATE_EMULATOR:-} "$SANDBOX" $ws_kill "$ws_list" -- "$@"
 }

@@ -9,6 +9,10 @@ is a hang.
 
 A scenario's tmpfs of a given size is mounted where the test has a mount
 namespace of its own (private_mounts); elsewhere it is a plain directory.
+
+A scenario of the sandbox family runs its program under a refusal of
+zero-copy calls (scenario.refusal): t/sandbox.c's seccomp filter, which
+execs it (-x), or t/inject.c preloaded; both built in TOOLS.
 """
 
 import ctypes
@@ -22,9 +26,11 @@ import socket
 import time
 
 import data
+import scenario
 
 PIPE_DEFAULT = 65536
 MOUNTS = False		# whether materialise mounts the tmpfs of a scenario
+TOOLS = 'build/t'	# where t/sandbox.c and t/inject.c are built
 
 
 class Result:
@@ -65,6 +71,28 @@ def materialise(s, d):
 		_write(os.path.join(d, 'out'), b'')
 	elif o['kind'] == 'append':
 		_write(os.path.join(d, 'out'), data.make(o['prefill']))
+
+
+def sandbox_missing():
+	"""Why the sandbox family cannot run here (the tools not built, no
+	seccomp filter installs: an emulator, a kernel without it), or None."""
+	sandbox = os.path.join(TOOLS, 'sandbox')
+	if not os.access(sandbox, os.X_OK) or not os.path.isfile(
+			os.path.join(TOOLS, 'inject.so')):
+		return '%s has no sandbox and inject.so (make check builds them)' % TOOLS
+	probe = ','.join('%s:EPERM' % c for c in scenario.SANDBOX_CALLS)
+	pid = os.fork()
+	if pid == 0:
+		try:
+			fd = os.open(os.devnull, os.O_RDWR)
+			for i in (0, 1, 2):
+				os.dup2(fd, i)
+			os.execv(sandbox, ['sandbox', '-t', probe])
+		finally:
+			os._exit(127)
+	if os.waitpid(pid, 0)[1] != 0:
+		return 'no seccomp filter installs here (sandbox -t)'
+	return None
 
 
 def private_mounts():
@@ -400,6 +428,14 @@ def _child(s, prog, d, child):
 		signal.signal(signal.SIGINT, signal.SIG_DFL)
 		if s['fsize'] is not None:
 			resource.setrlimit(resource.RLIMIT_FSIZE, (s['fsize'], s['fsize']))
+		refuse = scenario.refusal(s)
+		if refuse and s['refuse']['how'] == 'seccomp':
+			# The name it runs by is PROG: run.py's normalise takes it.
+			os.execv(os.path.join(TOOLS, 'sandbox'),
+				['sandbox', '-x', refuse, '--', prog] + s['args'])
+		if refuse:
+			os.environ['LD_PRELOAD'] = os.path.join(TOOLS, 'inject.so')
+			os.environ['SPATE_INJECT'] = refuse
 		os.execv(prog, [s['cmd']] + s['args'])
 	finally:
 		os._exit(127)

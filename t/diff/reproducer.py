@@ -10,7 +10,8 @@ reader of its own; a tmpfs of a given size is mounted (root, in a mount
 namespace of the script's own).  What the shell cannot say exactly (a
 pipe fed in chunks with pauses, a reader's drain sizes and pauses)
 becomes a plain pipe, named in a comment: `run.py --replay` reruns the
-exact scenario.  The shared family's script (_shared) starts every
+exact scenario.  The sandbox family's refusal is t/sandbox.c or
+t/inject.c in front of the command, as execute.py puts it.  The shared family's script (_shared) starts every
 writer and reader of its pipes, FIFOs held open until the writers are
 done, then sorts each pipe's bytes by writer (tr -dc, by byte class)
 and compares them with each writer's stream.
@@ -19,6 +20,8 @@ and compares them with each writer's stream.
 import os
 import shlex
 
+import execute
+import scenario
 import shared
 import verdict
 
@@ -141,6 +144,13 @@ def _command(s, sockrun):
 		words.append('prlimit --fsize=%d:%d' % (s['fsize'], s['fsize']))
 	words.append('env --%s-signal=PIPE --%s-signal=XFSZ' % (
 		s['sigpipe'], s['sigxfsz']))
+	refuse = scenario.refusal(s)
+	if refuse and s['refuse']['how'] == 'inject':
+		words.append('LD_PRELOAD=%s SPATE_INJECT=%s' % (shlex.quote(os.path.join(
+			os.path.abspath(execute.TOOLS), 'inject.so')), shlex.quote(refuse)))
+	elif refuse:
+		words.append('%s -x %s --' % (shlex.quote(os.path.join(
+			os.path.abspath(execute.TOOLS), 'sandbox')), refuse))
 	inner = ' '.join(words + ['"$2"/' + s['cmd']] + [shlex.quote(a) for a in s['args']])
 	o = s['stdout']
 	if o.get('nonblock'):

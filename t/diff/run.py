@@ -93,6 +93,8 @@ def main():
 	ap.add_argument('--start', type=int, default=0, help='first index')
 	ap.add_argument('--bin', default='build', help='the programs under test')
 	ap.add_argument('--ref', default=GNU, help='the reference programs')
+	ap.add_argument('--tools', default=execute.TOOLS,
+		help="where t/sandbox.c and t/inject.c are built (the sandbox family's)")
 	ap.add_argument('--timeout', type=float, default=30, help='seconds a run may take')
 	ap.add_argument('--replay', metavar='SEED:INDEX')
 	ap.add_argument('--files', nargs=2, metavar=('SEED:INDEX', 'DIR'),
@@ -108,6 +110,7 @@ def main():
 		except OSError:
 			os.open(os.devnull, os.O_RDWR)
 	bindir = os.path.abspath(a.bin)
+	execute.TOOLS = os.path.abspath(a.tools)
 	if a.files:
 		s = scenario.draw(*(int(x) for x in a.files[0].split(':')))
 		execute.materialise(s, a.files[1])
@@ -142,10 +145,12 @@ def explore(a, bindir, root, out=sys.stdout):
 	"""Draw and check scenarios for a while; print each divergence and a
 	summary; return 1 if any divergence was new."""
 	seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), 'big')
-	print('spate-diff: seed %d, %s against %s, %s%s' % (seed, bindir, a.ref,
+	nobox = execute.sandbox_missing()
+	print('spate-diff: seed %d, %s against %s, %s%s%s' % (seed, bindir, a.ref,
 		'%d scenarios' % a.count if a.count else '%g s' % a.seconds,
 		'' if execute.MOUNTS else ' (no mount namespace of its own: the lanes '
-		'family\'s small tmpfs are plain directories)'), file=out, flush=True)
+		'family\'s small tmpfs are plain directories)',
+		' (no sandbox family: %s)' % nobox if nobox else ''), file=out, flush=True)
 	counts = {'ok': 0, 'divergence': 0, 'known': 0, 'allowed': 0, 'gnu-hang': 0, 'error': 0}
 	families = {f: [0, 0, 0.0] for f in ['mixed'] + list(scenario.FAMILIES)}
 	start = time.monotonic()
@@ -155,6 +160,8 @@ def explore(a, bindir, root, out=sys.stdout):
 		s = scenario.draw(seed, index)
 		index += 1
 		if (a.only and s['cmd'] != a.only) or (a.family and s['family'] != a.family):
+			continue
+		if nobox and s['family'] == 'sandbox':
 			continue
 		n += 1
 		t0 = time.monotonic()

@@ -34,12 +34,18 @@ def draw(seed, index):
 	if family != 'mixed':
 		return FAMILIES[family][1](rng, {'seed': seed, 'index': index,
 			'family': family, 'files': [], 'fsize': None, 'stderr': 'pipe'})
-	s = {'seed': seed, 'index': index, 'family': 'mixed', 'files': [],
-		'cmd': rng.choice(['cat', 'cat', 'cat', 'tee', 'tee', 'yes']),
+	return _mixed(rng, {'seed': seed, 'index': index, 'family': 'mixed',
+		'files': []})
+
+
+def _mixed(rng, s):
+	"""Everything drawn independently: the command, its arguments and
+	descriptors, signals, limits."""
+	s.update({'cmd': rng.choice(['cat', 'cat', 'cat', 'tee', 'tee', 'yes']),
 		'sigpipe': rng.choice(['default', 'ignore']),
 		'sigxfsz': rng.choice(['default', 'ignore']),
 		'fsize': rng.choice([None] * 8 + [rng.randint(0, 3 * MIB)]),
-		'stderr': rng.choice(['pipe'] * 9 + ['closed'])}
+		'stderr': rng.choice(['pipe'] * 9 + ['closed'])})
 	s['stdin'] = _stdin(rng, s)
 	s['stdout'] = _stdout(rng, s)
 	s['args'] = {'cat': _cat_args, 'tee': _tee_args, 'yes': _yes_args}[s['cmd']](rng, s)
@@ -385,7 +391,67 @@ def _lanes_reader(rng, size):
 	return plan
 
 
-FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes), 'shared': (0.008, shared.draw)}
+# A sandbox that refuses zero-copy calls: a mixed scenario, run by both
+# programs under the same refusal (execute.py): a seccomp filter
+# (t/sandbox.c) that refuses from the first call, or t/inject.c failing
+# them from the Nth (N 2-5) on.  One call, or all of them, each with an
+# error a sandbox gives.  The verdict is GNU's under the same refusal:
+# GNU 9.1 makes none of the calls but copy_file_range, whose EACCES it
+# tells as the input's error; it copies a file below 1 GiB in one call,
+# and never meets a later one: copy_file_range's EACCES is refused only
+# at the first.
+SANDBOX_CALLS = ['vmsplice', 'splice', 'tee', 'copy_file_range', 'sendfile',
+	'F_SETPIPE_SZ', 'F_GETPIPE_SZ']
+SANDBOX_ERRNOS = ['EPERM', 'EACCES', 'ENOSYS', 'EINVAL', 'EOPNOTSUPP']
+
+
+# The calls refused alone, weighted as spate makes them: splice on most
+# paths, vmsplice (yes, cat's handed-off output) and tee (tee) on some.
+SANDBOX_ONE = ['splice'] * 3 + ['vmsplice', 'tee'] * 2 + ['copy_file_range',
+	'sendfile', 'F_SETPIPE_SZ', 'F_GETPIPE_SZ']
+
+
+def _sandbox(rng, s):
+	s = _mixed(rng, s)
+	# Mostly where spate makes the calls: data in, into a pipe, a file,
+	# /dev/null or a socket, cat without options (with them, only past
+	# 4 MiB of output), past the 32 KiB after which a stream goes by
+	# zero-copy.
+	if rng.random() < 0.7:
+		while s['cmd'] != 'yes' and 'data' not in s['stdin']:
+			s['stdin'] = _stdin(rng, s)
+		while s['stdout']['kind'] not in ('pipe', 'file', 'append', 'null', 'stream'):
+			s['stdout'] = _stdout(rng, s)
+		if s['cmd'] == 'cat':
+			s['args'] = [a for a in s['args'] if a == '-' or not a.startswith('-')]
+	for spec in [s['stdin'].get('data')] + [f[2] for f in s['files'] if f[1] == 'data']:
+		if spec and spec['size'] < 65536 and rng.random() < 0.7:
+			spec['size'] = rng.randint(65536, 2 * MIB)
+	how = rng.choice(['seccomp', 'inject'])
+	calls = SANDBOX_CALLS if rng.random() < 0.4 else [rng.choice(SANDBOX_ONE)]
+	err = rng.choice(SANDBOX_ERRNOS)
+	if how == 'inject':
+		calls = [c for c in calls if (c, err) != ('copy_file_range', 'EACCES')] or ['splice']
+	s['refuse'] = {'how': how, 'calls': calls, 'errno': err,
+		'nth': rng.randint(2, 5) if how == 'inject' else 1}
+	return s
+
+
+def refusal(s):
+	"""The refusal of scenario S as t/sandbox.c takes it (CALL:ERRNO,
+	comma separated) or t/inject.c (SPATE_INJECT: CALL:nth=N+:error=ERRNO,
+	space separated); None for a scenario without one."""
+	r = s.get('refuse')
+	if r is None:
+		return None
+	if r['how'] == 'seccomp':
+		return ','.join('%s:%s' % (c, r['errno']) for c in r['calls'])
+	return ' '.join('%s:nth=%d+:error=%s' % (c, r['nth'], r['errno'])
+		for c in r['calls'])
+
+
+FAMILIES = {'feed': (0.04, _feed), 'lanes': (0.02, _lanes), 'shared': (0.008, shared.draw),
+	'sandbox': (0.1, _sandbox)}
 
 
 def family_of(seed, index):

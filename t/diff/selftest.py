@@ -73,6 +73,16 @@ rm -f "$err"
 test -p /dev/stdout && python3 -c 'import os; os.set_blocking(1, False)'
 exec -a tee "$GNU" "$@"
 ''', 'shared'),
+	# spate before the sandbox family: a refused call was an error.
+	('cat that gives up where a call is refused', 'cat',
+		r"^status \('exit', 1\), GNU \('exit', 0\)", r'''
+if grep -q '^Seccomp:[[:space:]]*2' /proc/self/status || test -n "$SPATE_INJECT"
+then
+	echo 'cat: write error: Operation not permitted' >&2
+	exit 1
+fi
+exec -a cat "$GNU" "$@"
+''', 'sandbox'),
 ]
 
 
