@@ -314,8 +314,8 @@ check-lintian: dist
 # README.md's set-up and `make check` in a fresh minimal Debian, and the
 # .debs built there from the source package with only its Build-Depends
 # (scripts/check-fresh: root, mmdebstrap): both steps, or those
-# FRESH_STEPS names (readme, deb; system: check-system's; nspawn:
-# check-nspawn's).
+# FRESH_STEPS names (readme, deb; system and piuparts: check-system's;
+# nspawn: check-nspawn's; upgrade: check-upgrade's).
 FRESH_STEPS =
 check-fresh:
 	VERSION=$(VERSION) SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) \
@@ -330,9 +330,20 @@ check-nspawn: bin
 
 # spate-as-coreutils, the package that makes spate's cat, tee and yes
 # the system's, in a fresh minimal Debian (scripts/check-fresh system,
-# debian/check-as-coreutils): root, mmdebstrap, dpkg-dev, debhelper.
+# debian/check-as-coreutils), each case in a root of its own (those
+# SYSTEM_CASES names, or all), and piuparts: root, mmdebstrap, dpkg-dev,
+# debhelper, piuparts.
+SYSTEM_CASES =
 check-system:
-	VERSION=$(VERSION) scripts/check-fresh system
+	SYSTEM_CASES="$(SYSTEM_CASES)" VERSION=$(VERSION) \
+		scripts/check-fresh system piuparts
+
+# A fresh minimal bookworm with spate-as-coreutils installed upgraded to
+# trixie (apt-get full-upgrade), cat, tee and yes checked all along
+# (debian/check-as-coreutils' case trixie): root, mmdebstrap, and
+# Debian's mirror.  By hand: README.md says when it last passed.
+check-upgrade:
+	VERSION=$(VERSION) scripts/check-fresh upgrade
 
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
@@ -518,4 +529,4 @@ clean:
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-fs check-diff \
-	check-diff-self check-fresh check-nspawn check-system clean
+	check-diff-self check-fresh check-nspawn check-system check-upgrade clean
