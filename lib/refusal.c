@@ -134,33 +134,40 @@ no_filter(void)
 }
 
 /*
- * Make call OP once in a child, on no descriptor (-1: the kernel would
- * say EBADF), and return 1 unless the child died of it: a filter checks
- * the call's number before its arguments.  A child that cannot be made
- * counts as a death: read/write never needs it.
+ * Make call OP once in a child, on a pipe of its own (splice and tee from
+ * a pipe into itself, copy_file_range between two pipes: the kernel says
+ * EINVAL; vmsplice puts a byte in it), and return 1 if the child lived
+ * through it: a filter checks the call's number before its arguments.
+ * Real descriptors, not -1, so that a tool that checks descriptors
+ * before the kernel does (valgrind) makes the call too.  A child that
+ * cannot be made, or cannot make its pipe, counts as a death:
+ * read/write never needs the call.
  */
 static int
 survives(enum io_op op)
 {
-	struct iovec iov = { .iov_base = &iov, .iov_len = 1 };
-	int status;
+	char byte = 'y';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	int status, p[2];
 	pid_t pid = fork();
 
 	if (pid == -1)
 		return 0;
 	if (pid == 0) {
+		if (pipe(p) == -1)
+			_exit(1);
 		switch (op) {
 		case IO_VMSPLICE:
-			sys_vmsplice(-1, &iov, 1);
+			sys_vmsplice(p[1], &iov, 1);
 			break;
 		case IO_SPLICE:
-			sys_splice(-1, -1, 1, 1);
+			sys_splice(p[0], p[1], 1, 1);
 			break;
 		case IO_TEE:
-			sys_tee(-1, -1, 1, 1);
+			sys_tee(p[0], p[1], 1, 1);
 			break;
 		default:
-			sys_copy_range(-1, -1, 1);
+			sys_copy_range(p[0], p[1], 1);
 			break;
 		}
 		_exit(0);
@@ -168,7 +175,7 @@ survives(enum io_op op)
 	while (waitpid(pid, &status, 0) == -1)
 		if (errno != EINTR)
 			return 0;
-	return WIFEXITED(status);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /*
