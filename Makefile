@@ -450,8 +450,11 @@ FUZZFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 VALGRIND = valgrind -q --leak-check=full --error-exitcode=1 \
 	--suppressions=$(CURDIR)/t/valgrind.supp
 # The shell tests run with yes and tee under valgrind: those that do not
-# depend on argv[0], on spare descriptors, or on speed.
-VALGRIND_TESTS = t/t0001-yes-basic.sh t/t0004-yes-errors.sh \
+# depend on argv[0], on spare descriptors, or on speed, and inject no
+# faults with strace (t0004 does: its EINTR reaches valgrind's own writes
+# too, and valgrind dies of one in the fork the engine makes to probe a
+# call under strace's seccomp filter).
+VALGRIND_TESTS = t/t0001-yes-basic.sh \
 	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
 	t/t1007-tee-open-errors.sh
 LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/multicall.c \
