@@ -99,6 +99,7 @@ TEST(refusal_not_a_wait)
 	    "zerocopy_refused: EAGAIN that no wait cleared is one");
 }
 
+#ifndef SPATE_PORTABLE
 /*
  * Install a seccomp filter on this process that answers system call NR
  * with ACTION (SECCOMP_RET_ERRNO | errno, or SECCOMP_RET_KILL_PROCESS)
@@ -201,7 +202,6 @@ refused_after(int steps, unsigned action)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 9;
 }
 
-#ifndef SPATE_PORTABLE
 TEST(refused_midway)
 {
 	static const int errs[] = { EPERM, EACCES, EINVAL, ENOSYS };
