@@ -1,7 +1,7 @@
 /*
  * sandbox: run a command under a seccomp filter that refuses the
  * zero-copy calls, as a container profile or systemd's
- * SystemCallFilter= does.  Test-only (t2013, lib-sandbox.sh): never
+ * SystemCallFilter= does.  Test-only (t2013, lib-fault.sh): never
  * installed, never linked into anything.
  *
  *	sandbox [-k] [-x] CALL[:ERRNO][,CALL[:ERRNO]...] -- CMD [ARG...]
