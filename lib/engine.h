@@ -144,6 +144,14 @@ enum io_op {
 				   the length of its next record */
 };
 
+/* Return 1 if OP is a zero-copy call (what refusal.c judges). */
+static inline int
+io_zerocopy(enum io_op op)
+{
+	return op == IO_VMSPLICE || op == IO_SPLICE || op == IO_TEE ||
+	    op == IO_COPY_RANGE;
+}
+
 struct io_call {
 	enum io_op op;
 	int in, out;

@@ -139,6 +139,10 @@ io_call_once(const struct io_call *c)
 {
 	struct iovec iov = { .iov_base = c->buf, .iov_len = c->len };
 
+	if (io_zerocopy(c->op) && !call_permitted(c->op)) {
+		errno = ENOSYS;
+		return -1;
+	}
 	switch (c->op) {
 	case IO_READ:
 		return read(c->in, c->buf, c->len);
@@ -149,14 +153,6 @@ io_call_once(const struct io_call *c)
 	case IO_PEEK:
 		/* MSG_TRUNC: the record's length, not what fits in BUF. */
 		return recv(c->in, c->buf, c->len, MSG_PEEK | MSG_TRUNC);
-	default:
-		break;
-	}
-	if (!call_permitted(c->op)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	switch (c->op) {
 	case IO_VMSPLICE:
 		return sys_vmsplice(c->out, &iov, 1);
 	case IO_SPLICE:

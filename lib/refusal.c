@@ -86,8 +86,7 @@ is_refusal(enum io_op op, int err)
 int
 zerocopy_refused(const struct io_call *c)
 {
-	if (c->waiting || c->gave_up || c->op == IO_READ ||
-	    c->op == IO_WRITE || c->op == IO_PEEK)
+	if (c->waiting || c->gave_up || !io_zerocopy(c->op))
 		return 0;
 	return c->spun || is_refusal(c->op, errno);
 }
@@ -99,10 +98,13 @@ enum permit {
 	PERMIT_KILLS		/* a seccomp filter kills for it */
 };
 
-/* Per call, IO_VMSPLICE..IO_COPY_RANGE; and whether a filter is in
- * force at all.  Any thread may find out; all find the same. */
+/* Per zero-copy call (io_zerocopy), indexed by its op.  Any thread may
+ * find out; all find the same. */
 static int permits[IO_COPY_RANGE + 1];
-static int filtered = PERMIT_UNKNOWN;	/* PERMIT_YES: no filter */
+
+/* Whether a filter is in force at all: -1 not known yet, 0 none, 1 one
+ * (no_filter, once a process). */
+static int filtered = -1;
 
 /*
  * Return 1 if /proc/self/status says no seccomp filter is in force
@@ -195,10 +197,9 @@ call_permitted(enum io_op op)
 
 	if (p != PERMIT_UNKNOWN)
 		return p == PERMIT_YES;
-	if (__atomic_load_n(&filtered, __ATOMIC_RELAXED) == PERMIT_UNKNOWN)
-		__atomic_store_n(&filtered, no_filter() ? PERMIT_YES :
-		    PERMIT_KILLS, __ATOMIC_RELAXED);
-	p = __atomic_load_n(&filtered, __ATOMIC_RELAXED) == PERMIT_YES ||
+	if (__atomic_load_n(&filtered, __ATOMIC_RELAXED) == -1)
+		__atomic_store_n(&filtered, !no_filter(), __ATOMIC_RELAXED);
+	p = __atomic_load_n(&filtered, __ATOMIC_RELAXED) == 0 ||
 	    survives(op) ? PERMIT_YES : PERMIT_KILLS;
 	__atomic_store_n(&permits[op], p, __ATOMIC_RELAXED);
 	errno = e;
