@@ -105,7 +105,7 @@ pending(const struct sl_cat *c)
 static int
 handoff_warranted(const struct sl_cat *c)
 {
-	return c->out.kind == K_PIPE && c->out.write_end && !c->out.append &&
+	return traits(&c->out)->pipe && c->out.write_end && !c->out.append &&
 	    !c->out.packets && zerocopy_allowed() && handoff_available();
 }
 
@@ -238,7 +238,7 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 	for (;;) {
 		ssize_t n;
 
-		if (pending(c) > 0 && c->in.kind != K_FILE &&
+		if (pending(c) > 0 && !traits(&c->in)->file &&
 		    would_wait(c->in.fd) && flush(c) == -1) {
 			*side = SL_OUTPUT;
 			return -1;

@@ -14,12 +14,48 @@
 #include "spate.h"
 struct stat;
 
-/* What a descriptor is, as far as the choice of system call goes. */
+/*
+ * What a descriptor is, as far as the choice of system call goes.  All
+ * that follows from it is a row of fd.c's table (struct traits): a new
+ * kind is a new row, and the engine asks the row, never the kind.
+ */
 enum kind {
 	K_PIPE,		/* a pipe or FIFO */
 	K_FILE,		/* a regular file */
 	K_SOCKET,
-	K_OTHER		/* a device, a directory, or fstat failed */
+	K_OTHER,	/* a device, a directory, or fstat failed */
+	K_KINDS
+};
+
+/* How much an output buffers, as the fan-out sizes chunks for it. */
+enum room {
+	ROOM_NONE,	/* no bound: it takes what it is given */
+	ROOM_PIPE,	/* its pipe's capacity, asked anew (pipe_size) */
+	ROOM_SNDBUF	/* a part of its send buffer (size_room) */
+};
+
+/* What follows from a descriptor's kind: fd.c's table, its one home. */
+struct traits {
+	unsigned pipe : 1;	/* tee(2) and vmsplice(2) fill it, fcntl(2)
+				   sizes it, splice(2) with SPLICE_F_NONBLOCK
+				   tells it full or empty, and poll(2) that
+				   its reader left */
+	unsigned file : 1;	/* a regular file: it has a size, a read
+				   never waits, copy_file_range(2) copies
+				   between two, and it takes its bytes
+				   whoever reads it */
+	unsigned waits_on_peer : 1;	/* a call on it may wait for whoever
+				   is on its other side (xfer.c,
+				   choose_path) */
+	unsigned may_stall : 1;	/* as an output, its reader may stop
+				   taking: the fan-out watches it */
+	unsigned needs_copy : 1;	/* as a fan-out output, a copy of
+				   every byte: tee(2) cannot fill it */
+	unsigned lane : 1;	/* ... which a lane's thread may make */
+	unsigned names_stream : 1;	/* its device and inode name one
+				   stream: two outputs with the same show
+				   each other's chunks */
+	enum room room;
 };
 
 /* One descriptor as the transfer layer sees it. */
@@ -101,6 +137,7 @@ struct link {
 #define ZC_AFTER	(32u << 10)
 
 /* fd.c */
+const struct traits *traits(const struct end *e);
 void end_init(struct end *e, int fd);
 void end_init_input(struct end *e, int fd, const struct stat *st);
 int end_keeps_writes(const struct end *e);

@@ -436,9 +436,10 @@ aliased(struct fan *f)
 	size_t i, j;
 
 	for (i = 0; i < f->n; i++) {
-		if (!out_served(out(f, i)->st) || f->ends[i].kind == K_OTHER)
+		if (!out_served(out(f, i)->st) ||
+		    !traits(&f->ends[i])->names_stream)
 			continue;
-		if (f->in.kind == K_FILE && f->ends[i].ino == f->in.ino &&
+		if (traits(&f->in)->file && f->ends[i].ino == f->in.ino &&
 		    f->ends[i].dev == f->in.dev)
 			return 1;
 		for (j = i + 1; j < f->n; j++)

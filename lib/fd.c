@@ -1,5 +1,7 @@
-/* Descriptors: what they are, and the private pipes the engine makes. */
+/* Descriptors: what they are, what follows from it, and the private
+ * pipes the engine makes. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,6 +12,29 @@
 
 #include "sys.h"
 #include "engine.h"
+
+/*
+ * What follows from each kind (struct traits).  A socket's reader may
+ * stall it, and a lane keeps off it (outputs.c, takes_lane); a device's
+ * peer, a terminal's, is whoever is on its other side.
+ */
+static const struct traits table[K_KINDS] = {
+	[K_PIPE] = { .pipe = 1, .may_stall = 1, .names_stream = 1,
+	    .room = ROOM_PIPE },
+	[K_FILE] = { .file = 1, .needs_copy = 1, .lane = 1,
+	    .names_stream = 1, .room = ROOM_NONE },
+	[K_SOCKET] = { .waits_on_peer = 1, .may_stall = 1, .needs_copy = 1,
+	    .names_stream = 1, .room = ROOM_SNDBUF },
+	[K_OTHER] = { .waits_on_peer = 1, .room = ROOM_NONE }
+};
+
+/* What E's kind implies. */
+const struct traits *
+traits(const struct end *e)
+{
+	assert(e->kind >= 0 && e->kind < K_KINDS);
+	return &table[e->kind];
+}
 
 /*
  * Return 1 if socket FD keeps the bytes of each write apart (a

@@ -126,7 +126,7 @@ enum delivery
 out_delivery(struct fan *f, size_t i, enum chunk_at at, int last, size_t off)
 {
 	enum taker t = !out_zerocopy(out(f, i)->st) ? TAKE_WRITE :
-	    out_dest(f, i)->kind == K_PIPE && off == 0 ? TAKE_TEE : TAKE_SPLICE;
+	    traits(out_dest(f, i))->pipe && off == 0 ? TAKE_TEE : TAKE_SPLICE;
 
 	assert(out_served(out(f, i)->st));
 	return deliveries[at][t][last != 0];
@@ -354,7 +354,7 @@ out_write(struct fan *f, size_t i, size_t off, size_t len)
 	const sigset_t *mask = watch_mask(f);
 	struct io_call c = { .op = IO_WRITE, .in = -1, .out = e->fd,
 	    .buf = f->ch.buf + off, .len = len - off, .mask = mask,
-	    .pipe = mask != NULL && e->kind == K_PIPE && !e->packets ?
+	    .pipe = mask != NULL && traits(e)->pipe && !e->packets ?
 	    pipe_size(e) : 0 };
 	int r = io_move_all(&c);
 
@@ -368,8 +368,7 @@ out_write(struct fan *f, size_t i, size_t off, size_t len)
 static int
 needs_copy(struct fan *f, size_t i)
 {
-	return out(f, i)->st == OUT_ZC &&
-	    (f->ends[i].kind == K_FILE || f->ends[i].kind == K_SOCKET);
+	return out(f, i)->st == OUT_ZC && traits(&f->ends[i])->needs_copy;
 }
 
 /*
@@ -383,7 +382,7 @@ needs_copy(struct fan *f, size_t i)
 static int
 takes_lane(struct fan *f, size_t i)
 {
-	return needs_copy(f, i) && f->ends[i].kind == K_FILE;
+	return needs_copy(f, i) && traits(&f->ends[i])->lane;
 }
 
 /*

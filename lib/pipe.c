@@ -77,7 +77,7 @@ pipe_warranted(struct end *e, size_t n)
 {
 	long long t;
 
-	if (e->kind != K_PIPE || e->grown)
+	if (!traits(e)->pipe || e->grown)
 		return 0;
 	if (e->carried == 0)
 		e->since = clock_ms();

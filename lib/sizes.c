@@ -159,11 +159,17 @@ size_room(struct end *e)
 
 	if (end_keeps_writes(e))
 		return GNU_CHUNK;
-	if (e->kind == K_PIPE)
+	switch (traits(e)->room) {
+	case ROOM_PIPE:
 		return pipe_size(e);
-	if (e->kind == K_SOCKET &&
-	    getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 && sz > 0)
-		return sz / 4;
+	case ROOM_SNDBUF:
+		if (getsockopt(e->fd, SOL_SOCKET, SO_SNDBUF, &sz, &len) == 0 &&
+		    sz > 0)
+			return sz / 4;
+		return 0;
+	case ROOM_NONE:
+		break;
+	}
 	return 0;
 }
 
@@ -177,7 +183,7 @@ pipe_room(struct fan *f, size_t i)
 {
 	struct end *e = out_dest(f, i);
 
-	if (e->kind != K_PIPE || end_keeps_writes(e))
+	if (traits(e)->room != ROOM_PIPE || end_keeps_writes(e))
 		return 0;
 	return out_in_lane(out(f, i)->st) ? pipe_size(e) / 2 : pipe_size(e);
 }
@@ -239,7 +245,7 @@ size_chunk_pipe(struct fan *f)
 	if (f->pos - f->asked >= ASK_BYTES) {
 		for (i = 0; i < f->n; i++)
 			if (out_served(out(f, i)->st) &&
-			    f->ends[i].kind == K_PIPE)
+			    traits(&f->ends[i])->room == ROOM_PIPE)
 				f->ends[i].size = 0;
 		f->asked = f->pos;
 	}

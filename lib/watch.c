@@ -58,7 +58,7 @@ static int
 watched(struct fan *f, size_t i)
 {
 	return (f->flags & SL_FANOUT_PIPE_CHECK) && out_served(out(f, i)->st) &&
-	    f->ends[i].kind == K_PIPE;
+	    traits(&f->ends[i])->pipe;
 }
 
 /*
@@ -105,7 +105,7 @@ watch_wait(struct fan *f, int ms)
 void
 watch_pipes(struct fan *f)
 {
-	if (f->in.kind == K_FILE || f->in_wronly)
+	if (traits(&f->in)->file || f->in_wronly)
 		return;
 	if ((f->flags & SL_FANOUT_PIPE_CHECK) || !sigisemptyset(&f->held))
 		watch_wait(f, -1);
@@ -116,9 +116,7 @@ watch_pipes(struct fan *f)
 static int
 may_stall(struct fan *f, size_t i)
 {
-	enum kind k = f->ends[i].kind;
-
-	return (k == K_PIPE || k == K_SOCKET) && !out_in_lane(out(f, i)->st);
+	return traits(&f->ends[i])->may_stall && !out_in_lane(out(f, i)->st);
 }
 
 /*
@@ -130,7 +128,7 @@ may_stall(struct fan *f, size_t i)
 static int
 output_tells(struct fan *f, size_t i)
 {
-	return may_stall(f, i) && f->ends[i].kind == K_PIPE;
+	return may_stall(f, i) && traits(&f->ends[i])->pipe;
 }
 
 /* Return 1 if watch_survey looks at output I: it may stall, and does not
@@ -148,7 +146,7 @@ surveyed(struct fan *f, size_t i)
 static int
 input_tells(struct fan *f)
 {
-	return f->in.kind == K_PIPE;
+	return traits(&f->in)->pipe;
 }
 
 /* Return 1 if watch_survey looks at the input: it does not tell by itself,
@@ -158,7 +156,7 @@ input_tells(struct fan *f)
 static int
 input_surveyed(struct fan *f)
 {
-	return !input_tells(f) && f->in.kind != K_FILE;
+	return !input_tells(f) && !traits(&f->in)->file;
 }
 
 /*

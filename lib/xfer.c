@@ -67,7 +67,7 @@ need_buf(struct link *l)
 static int
 never_waits_on_peer(const struct end *e)
 {
-	return e->kind == K_PIPE || e->kind == K_FILE;
+	return !traits(e)->waits_on_peer;
 }
 
 /*
@@ -95,10 +95,10 @@ choose_path(const struct end *in, const struct end *out)
 	    end_keeps_writes(out) || (in != NULL && in->records))
 		return PATH_RW;
 	if (in == NULL)
-		return out->kind == K_PIPE ? PATH_VMSPLICE : PATH_RW;
-	if (in->kind == K_FILE && out->kind == K_FILE)
+		return traits(out)->pipe ? PATH_VMSPLICE : PATH_RW;
+	if (traits(in)->file && traits(out)->file)
 		return PATH_COPY_RANGE;
-	if ((in->kind == K_PIPE || out->kind == K_PIPE) &&
+	if ((traits(in)->pipe || traits(out)->pipe) &&
 	    never_waits_on_peer(in) && never_waits_on_peer(out))
 		return PATH_SPLICE;
 	return PATH_VIA_PIPE;
@@ -139,7 +139,7 @@ link_retarget(struct link *l, struct end *in, off_t size)
 	l->in = in;
 	l->fast = choose_path(in, l->out);
 	l->path = first_path(l);
-	l->size = in->kind == K_FILE ? size : 0;
+	l->size = traits(in)->file ? size : 0;
 	l->got = 0;
 	l->ended = 0;
 }
@@ -187,9 +187,9 @@ blame_side(struct link *l, int err)
 	/* GNU's cat names the input for it (a filter's, most likely). */
 	if (err == EACCES && l->path == PATH_COPY_RANGE)
 		return SL_INPUT;
-	if (l->in->kind == K_PIPE)
+	if (traits(l->in)->pipe)
 		return SL_OUTPUT;
-	if (l->out->kind == K_PIPE)
+	if (traits(l->out)->pipe)
 		return SL_INPUT;
 	if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EROFS ||
 	    err == EPERM || err == ETXTBSY)
@@ -401,7 +401,7 @@ idle_via(struct link *l)
 {
 	int fd = l->in->fd;
 
-	if (l->via[0] == -1 || l->in->kind == K_FILE ||
+	if (l->via[0] == -1 || traits(l->in)->file ||
 	    wait_fd(fd, POLLIN, 0) == 0 || errno != ETIMEDOUT ||
 	    wait_fd(fd, POLLIN, IDLE_MS) == 0 || errno != ETIMEDOUT)
 		return;

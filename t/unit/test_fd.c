@@ -1,4 +1,5 @@
-/* Unit tests of lib/fd.c: what end_init makes of a descriptor, the
+/* Unit tests of lib/fd.c: what end_init makes of a descriptor and what
+ * follows from its kind (the traits), the
  * SPATE_ZEROCOPY switch, and the private pipes (pipe_private,
  * close_pair). */
 #define _GNU_SOURCE
@@ -32,6 +33,31 @@ kind_of(int fd)
 
 	describe(&e, fd);
 	return e.kind;
+}
+
+/*
+ * What the engine takes for granted of every row of fd.c's table: the
+ * pipe calls go with a pipe's room and never wait on a peer; a lane
+ * only ever writes a file, which needs a copy of every byte, never
+ * waits and never stalls; a kind is not both a pipe and a file.
+ */
+TEST(traits_hold)
+{
+	int k, bad = 0;
+
+	for (k = 0; k < K_KINDS; k++) {
+		struct end e = { .kind = k };
+		const struct traits *t = traits(&e);
+
+		if ((t->pipe != (t->room == ROOM_PIPE)) ||
+		    (t->pipe && t->waits_on_peer) || (t->pipe && t->file) ||
+		    (t->lane && !(t->file && t->needs_copy)) ||
+		    (t->file && (t->waits_on_peer || t->may_stall))) {
+			printf("# kind %d: its traits break a rule\n", k);
+			bad++;
+		}
+	}
+	ok(bad == 0, "traits: every kind's row keeps the engine's rules");
 }
 
 /* Return 1 if FD is open. */
