@@ -128,6 +128,50 @@ int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
 int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
     sl_fail_fn *fail, void *ctx);
 
+/*
+ * Called on the caller's thread as a copy moves on, with BYTES: how much
+ * of the input has been copied so far (every output served has had it,
+ * or, with a lag, the fastest one).  It is called at most once a chunk
+ * the engine moves, and the engine makes no system call for it: a
+ * caller that prints reads its own clock to decide when.
+ */
+typedef void sl_progress_fn(void *ctx, off_t bytes);
+
+/* What an output does that would fall further behind than a lag. */
+enum sl_slow {
+	SL_SLOW_WAIT,		/* the others wait for it: GNU's way */
+	SL_SLOW_CLOSE,		/* it is given nothing more */
+	SL_SLOW_DROP		/* it misses the chunks that do not fit */
+};
+
+/*
+ * Called on the caller's thread when output I was closed for falling
+ * behind (WHAT SL_SLOW_CLOSE: MISSED 0; the engine has set its fd to
+ * -1), or, at the end of the copy, by how many bytes a dropping output
+ * missed (SL_SLOW_DROP, MISSED > 0).
+ */
+typedef void sl_slow_fn(void *ctx, size_t i, enum sl_slow what,
+    off_t missed);
+
+/*
+ * What sl_fanout_with is asked beyond sl_fanout_flags.  LAG 0: the
+ * outputs keep in step, as GNU's tee.  LAG > 0: each output may fall up
+ * to LAG bytes behind the fastest, and SLOW says what becomes of one
+ * that would fall further (SLOW_FN told).  PROGRESS, if not NULL, is
+ * told of the copy's progress.  Every callback gets sl_fanout_with's CTX.
+ */
+struct sl_fanout_opts {
+	unsigned flags;			/* SL_FANOUT_* */
+	off_t lag;
+	enum sl_slow slow;
+	sl_slow_fn *slow_fn;
+	sl_progress_fn *progress;
+};
+
+/* sl_fanout_flags, with OPTS (NULL: none). */
+int sl_fanout_with(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *opts, sl_fail_fn *fail, void *ctx);
+
 /* What sl_cat_open's FLAGS ask of the text, as cat's options. */
 #define SL_CAT_NUMBER		0x01	/* -n: number every line */
 #define SL_CAT_NUMBER_NONBLANK	0x02	/* -b: number non-empty lines */
@@ -162,6 +206,12 @@ int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
  */
 int sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
     enum sl_side *side);
+
+/*
+ * Tell FN (with CTX) of the concatenation's progress: the bytes written
+ * to the output so far, over every input added (sl_progress_fn).
+ */
+void sl_cat_progress(struct sl_cat *c, sl_progress_fn *fn, void *ctx);
 
 /*
  * Write what the transformation still holds, and free C.  Return 0, or

@@ -59,6 +59,8 @@ struct sl_cat {
 	int decided;		/* whether to hand off was decided */
 	int handing;		/* the output goes by handoff */
 	struct handoff ho;
+	sl_progress_fn *progress;	/* told of the bytes written, or NULL */
+	void *progress_ctx;
 };
 
 /*
@@ -87,6 +89,13 @@ sl_cat_open(int out, unsigned flags)
 	link_init(&c->link, NULL, &c->out);
 	fmt_init(&c->fmt, flags);
 	return c;
+}
+
+void
+sl_cat_progress(struct sl_cat *c, sl_progress_fn *fn, void *ctx)
+{
+	c->progress = fn;
+	c->progress_ctx = ctx;
 }
 
 /* The transformed bytes not yet written or handed over. */

@@ -502,12 +502,16 @@ copy_single(struct fan *f, size_t i)
 }
 
 int
-sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
-    sl_fail_fn *fail, void *ctx)
+sl_fanout_with(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *opts, sl_fail_fn *fail, void *ctx)
 {
+	static const struct sl_fanout_opts none;
+	const struct sl_fanout_opts *o = opts != NULL ? opts : &none;
+	unsigned flags = o->flags;
 	struct fan f = {
 		.outs = outs, .n = n, .flags = flags, .fail = fail, .ctx = ctx,
-		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1
+		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1,
+		.progress = o->progress
 	};
 	size_t i, only = 0;
 	int r = 1, saved;
@@ -566,6 +570,15 @@ sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
 	free(f.polls);
 	errno = saved;
 	return r < 0 ? -1 : 0;
+}
+
+int
+sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
+    sl_fail_fn *fail, void *ctx)
+{
+	struct sl_fanout_opts o = { .flags = flags };
+
+	return sl_fanout_with(in, outs, n, &o, fail, ctx);
 }
 
 int

@@ -217,6 +217,7 @@ struct fan {
 				   one that failed, have that read too */
 	long long looked;	/* when signals_sent last looked, in ms */
 	struct pollfd *polls;	/* watch_wait's: the input, output pipes */
+	sl_progress_fn *progress;	/* told of POS, or NULL */
 };
 
 /* signals.c: the signals held while a fan-out copies. */
