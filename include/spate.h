@@ -22,11 +22,14 @@ struct stat;
 #define SPATE_VERSION "0.3.0"
 
 /* Which descriptor of a copy failed, or that memory did (ENOMEM: not
- * even a small buffer could be had; GNU says "memory exhausted"). */
+ * even a small buffer could be had; GNU says "memory exhausted"), or the
+ * fan-out's own pipes (a read out of one failed: no descriptor of the
+ * caller's did). */
 enum sl_side {
 	SL_INPUT = 1,
 	SL_OUTPUT = 2,
-	SL_MEMORY = 3
+	SL_MEMORY = 3,
+	SL_PRIVATE = 4
 };
 
 /*
@@ -90,7 +93,10 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * have not had the failed chunk yet.  Stops at end of input, when no
  * output is left, or when FAIL asks to.
  * Return 0, or -1 with errno set when reading IN failed (every byte
- * read before the failure has been delivered).  Short of memory, the
+ * read before the failure has been delivered), or when the engine's own
+ * pipes failed, which sl_fanout_with tells apart (SL_PRIVATE: the
+ * outputs may lack what those pipes held, a pipe's size at most, and
+ * have no byte after it).  Short of memory, the
  * engine copies on, as GNU's tee copies through a buffer on its stack:
  * through smaller buffers, down to GNU's 8 KiB of its own, and without
  * even its state for the N outputs, by GNU's own loop (no threads, no
@@ -166,6 +172,9 @@ struct sl_fanout_opts {
 	enum sl_slow slow;
 	sl_slow_fn *slow_fn;
 	sl_progress_fn *progress;
+	enum sl_side *side;		/* if not NULL, set when the call
+					   returns -1: SL_INPUT or
+					   SL_PRIVATE */
 };
 
 /* sl_fanout_flags, with OPTS (NULL: none). */

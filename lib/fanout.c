@@ -98,8 +98,10 @@ round_rw(struct fan *f)
 		watch_pipes(f);
 		if (f->live == 0 || f->stop)
 			return 1;
-		if ((n = buf_read(&f->ch, &f->in, lim)) <= 0)
+		if ((n = buf_read(&f->ch, &f->in, lim)) <= 0) {
+			f->read_failed = n == -1;
 			return n;
+		}
 	}
 	for (off = 0; off < (size_t)n && !f->stop; off += k) {
 		k = (size_t)n - off < lim ? (size_t)n - off : lim;
@@ -359,6 +361,7 @@ take_chunk(struct fan *f, size_t lim)
 		f->mode = MODE_RW;
 		return 1;
 	}
+	f->read_failed = n == -1;
 	return n <= 0 ? n : 1;
 }
 
@@ -498,6 +501,7 @@ copy_single(struct fan *f, size_t i)
 		n = 0;
 	}
 	link_free(&l);
+	f->read_failed = n == -1;
 	return f->live == 0 ? 0 : n;
 }
 
@@ -521,7 +525,10 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	if (f.ends == NULL || f.polls == NULL) {
 		free(f.ends);
 		free(f.polls);
-		return fan_plain(in, outs, n, fail, ctx);
+		r = fan_plain(in, outs, n, fail, ctx);
+		if (r == -1 && o->side != NULL)
+			*o->side = SL_INPUT;
+		return r;
 	}
 	chunk_init(&f.ch);
 	sigemptyset(&f.held);
@@ -568,6 +575,8 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	chunk_free(&f.ch);
 	free(f.ends);
 	free(f.polls);
+	if (r < 0 && o->side != NULL)
+		*o->side = f.read_failed ? SL_INPUT : SL_PRIVATE;
 	errno = saved;
 	return r < 0 ? -1 : 0;
 }

@@ -218,6 +218,8 @@ struct fan {
 	long long looked;	/* when signals_sent last looked, in ms */
 	struct pollfd *polls;	/* watch_wait's: the input, output pipes */
 	sl_progress_fn *progress;	/* told of POS, or NULL */
+	int read_failed;	/* a -1 of the rounds is the input's, not
+				   the chunk pipes' */
 };
 
 /* signals.c: the signals held while a fan-out copies. */

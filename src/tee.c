@@ -155,6 +155,8 @@ int
 main(int argc, char *argv[])
 {
 	struct run r = { .mode = M_SIGPIPE, .ok = 1 };
+	enum sl_side side = SL_INPUT;
+	struct sl_fanout_opts opts = { .side = &side };
 	struct sl_out *outs;
 	int c, append = 0, nfiles, i;
 
@@ -199,9 +201,12 @@ main(int argc, char *argv[])
 		}
 	}
 
-	if (sl_fanout_flags(STDIN_FILENO, outs, nfiles + 1, fanout_flags(r.mode),
-	    failed, &r) == -1) {
-		warn("%s", _("read error"));
+	opts.flags = fanout_flags(r.mode);
+	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &opts, failed,
+	    &r) == -1) {
+		/* The engine's own pipe is no read of the input's. */
+		warn("%s", side == SL_PRIVATE ? _("internal pipe") :
+		    _("read error"));
 		r.ok = 0;
 	}
 	for (i = 1; i <= nfiles; i++)

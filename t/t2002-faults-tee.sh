@@ -398,6 +398,21 @@ for path in pf fp; do
 	done
 done
 
+# The chunk pipe, tee's own, fails where the output written by write(2)
+# (-a f) reads its chunk out of it: the input never failed, and tee does
+# not say it did ("tee: read error" until 0.4), but names its own pipe.
+# Each output has a prefix of the input.  The chunk pipe's read end is
+# the descriptor after f's (4); its first read may come before the
+# stream is on zero-copy, its second cannot.
+test_expect_success SPATE,INJECT,ZEROCOPY "pa path, a read out of the chunk pipe fails: not a read error" '
+	tee_injected pa read:in=4:nth=2:error=EIO &&
+	echo "tee: internal pipe: $(strerror EIO)" >expect.err &&
+	test_cmp expect.err err &&
+	test_status 1 &&
+	test_is_strict_prefix out "$TRASH/in" &&
+	test_is_strict_prefix f "$TRASH/in"
+'
+
 # poll is only called after EAGAIN.  EINTR is retried.  The calls from
 # the input pipe and into output pipes ask not to wait
 # (SPLICE_F_NONBLOCK): after their EAGAIN tee waits in poll(2) for as
