@@ -134,7 +134,13 @@ append_size(char *buf, size_t *len, double v)
 		v /= 1024;
 		u++;
 	}
-	append(buf, len, v < 9.995 ? "%.2f" : v < 99.95 ? "%.1f" : "%.0f", v);
+	/* A whole number of bytes (none: a copy that moved nothing) as
+	 * it is. */
+	if (u < 0 && v == (double)(long long)v)
+		append(buf, len, "%.0f", v);
+	else
+		append(buf, len, v < 9.995 ? "%.2f" : v < 99.95 ? "%.1f" :
+		    "%.0f", v);
 	if (u < 0)
 		append(buf, len, " B");
 	else

@@ -189,6 +189,21 @@ test_expect_success SPATE,TTY 'an error on a terminal: the message on a line of 
 	test $(progress_count log "$(progress_final $(test_file_size expect))") = 1
 '
 
+test_expect_success SPATE,DEVFULL 'a failed copy: the message, then the final line' '
+	test_expect_code 1 cat --progress "$TRASH/text" >/dev/full 2>err &&
+	test $(wc -l <err) = 2 &&
+	sed -n 1p err >actual &&
+	echo "cat: write error: No space left on device" >expect &&
+	test_cmp expect actual &&
+	sed -n 2p err | grep "$(progress_final 0)" &&
+	test_expect_code 1 tee --progress /dev/full <"$TRASH/text" >out 2>err &&
+	cmp "$TRASH/text" out &&
+	sed -n 1p err >actual &&
+	echo "tee: /dev/full: No space left on device" >expect &&
+	test_cmp expect actual &&
+	sed -n 2p err | grep "$(progress_final 300000)"
+'
+
 test_expect_success SPATE 'stderr closed: the same output and status' '
 	cat --progress "$TRASH/text" 2>&- >out &&
 	cmp "$TRASH/text" out &&
