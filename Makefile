@@ -25,6 +25,8 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 	ISAFLAGS = $(AVX512FLAGS)
 endif
 CMD = src/cmd.c src/quote.c
+# --progress's display, for the commands that copy (cat, tee).
+PROGRESS = src/progress.c
 # The fan-out's unit tests: its rounds, lanes, stalls and held signals.
 FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 	t/unit/test_signals.c
@@ -56,10 +58,11 @@ COMMANDS = yes tee cat
 LIBOBJ = $(LIBSRC:%.c=$(BUILD)/%.o)
 PICOBJ = $(LIBSRC:%.c=$(BUILD)/pic/%.o)
 CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
+PROGRESSOBJ = $(PROGRESS:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/spate.h src/cmd.h lib/cpu.h lib/engine.h lib/fanout.h \
-	lib/format.h lib/format-loops.h lib/sys.h
+HDR = include/spate.h src/cmd.h src/progress.h lib/cpu.h lib/engine.h \
+	lib/fanout.h lib/format.h lib/format-loops.h lib/sys.h
 
 # The engine starts threads (lib/lanes.c): before glibc 2.34 that takes
 # libpthread, which -pthread links (spate.pc asks for it too, for a
@@ -148,13 +151,13 @@ $(BUILD)/yes: $(BUILD)/src/yes.o $(CMDOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/yes.o $(CMDOBJ) \
 		$(BUILD)/engine.a $(THREADS)
 
-$(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(BUILD)/engine.a
+$(BUILD)/tee: $(BUILD)/src/tee.o $(CMDOBJ) $(PROGRESSOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/tee.o $(CMDOBJ) \
-		$(BUILD)/engine.a $(THREADS)
+		$(PROGRESSOBJ) $(BUILD)/engine.a $(THREADS)
 
-$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(BUILD)/engine.a
+$(BUILD)/cat: $(BUILD)/src/cat.o $(CMDOBJ) $(PROGRESSOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BUILD)/src/cat.o $(CMDOBJ) \
-		$(BUILD)/engine.a $(THREADS)
+		$(PROGRESSOBJ) $(BUILD)/engine.a $(THREADS)
 
 # The multi-call spate: each command compiled again with its main()
 # renamed CMD_main, and src/multicall.c's main() to choose one by name.
@@ -164,9 +167,9 @@ $(BUILD)/multi/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_main -c -o $@ $<
 
-$(BUILD)/spate: $(MULTIOBJ) $(CMDOBJ) $(BUILD)/engine.a
+$(BUILD)/spate: $(MULTIOBJ) $(CMDOBJ) $(PROGRESSOBJ) $(BUILD)/engine.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MULTIOBJ) $(CMDOBJ) \
-		$(BUILD)/engine.a $(THREADS)
+		$(PROGRESSOBJ) $(BUILD)/engine.a $(THREADS)
 
 # The unit tests' runner, outside $(BUILD)/unit, which holds only tests.
 $(BUILD)/tap/tap.o: t/unit/tap.c t/unit/tap.h
@@ -457,7 +460,7 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1 \
 VALGRIND_TESTS = t/t0001-yes-basic.sh \
 	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
 	t/t1007-tee-open-errors.sh
-LINT_SRC = $(LIB) $(CMD) src/yes.c src/tee.c src/cat.c src/multicall.c \
+LINT_SRC = $(LIB) $(CMD) $(PROGRESS) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50
 

@@ -19,10 +19,15 @@ what() { # TOOL SC PARAM
 	echo "${LABEL[$1]:-$1}, $t"
 }
 
-# Set N to what TOOL moves in CUR_SECS in scenario SC (with PARAM).
+# Set N to what TOOL moves in CUR_SECS in scenario SC (with PARAM).  A
+# row SC_progress moves what its plain twin SC did, when it ran: the two
+# then differ by the option alone, not by their sizes.
+declare -A SIZED
 calibrate() { # SC TOOL PARAM
 	local n=65536 lim=$CAP file= unit=65536
-	case $1 in
+	N=${SIZED["${1%_progress} $2 ${3:-}"]:-}
+	[ "$1" != "${1%_progress}" ] && [ -n "$N" ] && return 0
+	case ${1%_progress} in
 	yes_null) N=0; return 0 ;;	# runs for a time, not a size
 	cat_many_*) N=0; return 0 ;;	# the same files, whatever N
 	tee_filein | tee_pv_* | tee_cat_pv | cat_filepipe | cat_null | \
@@ -64,6 +69,7 @@ scenario() { # SC PARAM TOOL...
 	for tool in "$@"; do
 		if calibrate "$sc" "$tool" "$param"; then
 			size[$tool]=$N
+			SIZED["$sc $tool $param"]=$N
 		else
 			odd "$(what "$tool" "$sc" "$param"): $R_ERR"
 		fi
@@ -103,6 +109,12 @@ row() { # SC COMMAND [EXTRA...]
 	only "$sc" || return 0
 	tools_for "$c" "$@"
 	CUR_RUNS=$RUNS CUR_SECS=$SECS timed scenario "$sc" - "${TOOLS[@]}"
+}
+# A row of spate alone, for an option of its own that the others lack
+# (--progress): it goes after the row of its plain twin.
+row_own() { # SC
+	only "$1" || return 0
+	CUR_RUNS=$RUNS CUR_SECS=$SECS timed scenario "$1" - spate
 }
 # A row that measures cores: runs of CORE_SECS, long enough for tee's
 # threads to start (after 4 MiB) and to pay for starting.

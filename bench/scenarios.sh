@@ -20,6 +20,7 @@ yes_file	yes	rate	yes>tmpfs	yes > tmpfs file
 yes_disk	yes	rate	yes>disk	yes > disk file
 startup_yes	yes	us	-	yes | head -n1
 tee_null	tee	rate	tee|splice	pipe > tee /dev/null > pipe, reader splices
+tee_null_progress	tee	rate	tee|splice+p	pipe > tee --progress /dev/null > pipe, reader splices
 tee_null_1m	tee	rate	tee|splice-1m	pipe > tee /dev/null > pipe, reader splices, pipes of 1 MiB (the reader grew its own)
 tee_read	tee	rate	tee|read	pipe > tee /dev/null > pipe, reader read(2)s
 tee_file	tee	rate	tee-tmpfs	pipe > tee FILE > pipe (tmpfs)
@@ -27,7 +28,9 @@ tee_file_1m	tee	rate	tee-tmpfs-1m	pipe > tee FILE > pipe (tmpfs), pipes of 1 MiB
 tee_disk	tee	rate	tee-disk	pipe > tee FILE > pipe (disk)
 tee_append	tee	rate	tee-a	pipe > tee -a FILE > pipe (tmpfs)
 tee_4files	tee	rate	tee-4files	pipe > tee F1 F2 F3 F4 > /dev/null (tmpfs)
+tee_4files_progress	tee	rate	tee-4files+p	pipe > tee --progress F1 F2 F3 F4 > /dev/null (tmpfs)
 tee_filein	tee	rate	file>tee	tmpfs file > tee /dev/null > pipe
+tee_filein_progress	tee	rate	file>tee+p	tmpfs file > tee --progress /dev/null > pipe
 tee_pv_sparse	tee	rate	sparse>tee|pv	tee < FILE | pv > /dev/null, FILE sparse (holes)
 tee_pv_file	tee	rate	file>tee|pv	tee < FILE | pv > /dev/null, FILE written, warm cache
 tee_pv_cold	tee	rate	cold>tee|pv	tee < FILE | pv > /dev/null, FILE written, cold cache
@@ -40,10 +43,14 @@ tee_2disk_smp	tee	rate	tee-2disk*	pipe > tee F1 F2 > /dev/null (disk), every CPU
 tee_sock_smp	tee	rate	tee-sock*	pipe > tee FILE > socket (tmpfs; a reader drains the socket), every CPU
 memory	tee	kib	-	pipe > tee FILE > pipe
 cat_pipe	cat	rate	cat|splice	pipe > cat > pipe, reader splices
+cat_pipe_progress	cat	rate	cat|splice+p	pipe > cat --progress > pipe, reader splices
 cat_filepipe	cat	rate	file>cat|	tmpfs file > cat > pipe, reader splices
+cat_filepipe_progress	cat	rate	file>cat|+p	tmpfs file > cat --progress > pipe, reader splices
 cat_null	cat	rate	file>cat>null	tmpfs file > cat > /dev/null
 cat_file	cat	rate	file>cat>file	tmpfs file > cat > tmpfs file
+cat_file_progress	cat	rate	file>cat>file+p	tmpfs file > cat --progress > tmpfs file
 cat_n	cat	rate	cat-n	cat -n text > pipe
+cat_n_progress	cat	rate	cat-n+p	cat -n --progress text > pipe
 cat_A	cat	rate	cat-A	cat -A text > pipe
 cat_v	cat	rate	cat-v	cat -v text > pipe
 cat_s	cat	rate	cat-s	cat -s text > pipe
@@ -147,6 +154,23 @@ input() { # KIND N
 }
 
 # ---- yes
+
+# Spate's own --progress: SC_progress is scenario SC with the option
+# (set_cmd gives it spate's command), its lines going where SC sends
+# stderr, a file, as a run logged would: the cost of the display.
+progress_of() { # SC TOOL N [PARAM]
+	local sc=$1
+	shift
+	PROGRESS=1 "sc_$sc" "$@"
+}
+sc_tee_null_progress() { progress_of tee_null "$@"; }
+sc_tee_4files_progress() { progress_of tee_4files "$@"; }
+sc_tee_filein_progress() { progress_of tee_filein "$@"; }
+sc_cat_pipe_progress() { progress_of cat_pipe "$@"; }
+sc_cat_filepipe_progress() { progress_of cat_filepipe "$@"; }
+sc_cat_file_progress() { progress_of cat_file "$@"; }
+sc_cat_n_progress() { progress_of cat_n "$@"; }
+
 
 # yes into a pipe that the drain empties with splice(2) or read(2).
 sc_yes_splice() { yes_drain "$1" "$2"; }

@@ -137,9 +137,12 @@ int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
 /*
  * Called on the caller's thread as a copy moves on, with BYTES: how much
  * of the input has been copied so far (every output served has had it,
- * or, with a lag, the fastest one).  It is called at most once a chunk
- * the engine moves, and the engine makes no system call for it: a
- * caller that prints reads its own clock to decide when.
+ * or, with a lag, the fastest one), growing from call to call and, at
+ * the end of a copy that succeeded, its whole length.  It is called at
+ * most once a chunk the engine moves, and the engine makes no system
+ * call for it: a caller that prints reads its own clock to decide when.
+ * cat's and tee's --progress are built on it, and so may any program
+ * that links the library: it is the library's, not the commands'.
  */
 typedef void sl_progress_fn(void *ctx, off_t bytes);
 

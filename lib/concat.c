@@ -59,7 +59,8 @@ struct sl_cat {
 	int decided;		/* whether to hand off was decided */
 	int handing;		/* the output goes by handoff */
 	struct handoff ho;
-	sl_progress_fn *progress;	/* told of the bytes written, or NULL */
+	off_t copied;		/* bytes written to the output, every input's */
+	sl_progress_fn *progress;	/* told of COPIED, or NULL */
 	void *progress_ctx;
 };
 
@@ -98,6 +99,15 @@ sl_cat_progress(struct sl_cat *c, sl_progress_fn *fn, void *ctx)
 	c->progress_ctx = ctx;
 }
 
+/* N more bytes reached the output: count them, and tell the hook. */
+static void
+wrote(struct sl_cat *c, size_t n)
+{
+	c->copied += n;
+	if (c->progress != NULL)
+		c->progress(c->progress_ctx, c->copied);
+}
+
 /* The transformed bytes not yet written or handed over. */
 static size_t
 pending(const struct sl_cat *c)
@@ -134,6 +144,8 @@ write_records(struct sl_cat *c)
 			return -1;
 	memmove(c->outbuf, c->outbuf + off, c->pending - off);
 	c->pending -= off;
+	if (off > 0)
+		wrote(c, off);
 	return 0;
 }
 
@@ -169,6 +181,8 @@ flush(struct sl_cat *c)
 	}
 	if (r == 0)
 		pipe_carried(&c->out, n);
+	if (r == 0 && n > 0)
+		wrote(c, n);
 	return r;
 }
 
@@ -289,7 +303,7 @@ sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
 		return add_formatted(c, side);
 	link_retarget(&c->link, &c->in, st != NULL ? st->st_size : 0);
 	while ((n = link_step(&c->link, STEP_MAX)) > 0)
-		;
+		wrote(c, n);
 	if (n == -1)
 		*side = c->link.side;
 	return n;
@@ -305,8 +319,9 @@ sl_cat_close(struct sl_cat *c)
 	if (pending(c) > 0)
 		r = flush(c);
 	/* The end of the text: what -E held back, if it did. */
-	if (r == 0 && (n = fmt_finish(&c->fmt, held)) > 0)
-		r = write_all(c->out.fd, held, n);
+	if (r == 0 && (n = fmt_finish(&c->fmt, held)) > 0 &&
+	    (r = write_all(c->out.fd, held, n)) == 0)
+		wrote(c, n);
 	saved = errno;
 	handoff_free(&c->ho);
 	link_free(&c->link);

@@ -110,7 +110,7 @@ round_rw(struct fan *f)
 				out_write(f, i, off, off + k);
 		if (f->die_at != -1)
 			top_up(f, f->pos, off, k);
-		f->pos += k;
+		fan_moved(f, k);
 		if (f->failing > 0)
 			out_report(f, 0);
 	}
@@ -411,7 +411,7 @@ round_zc(struct fan *f)
 	/* The last output failed before it took the chunk: out with it. */
 	if (rd.at != AT_BUF && chunk_to_buf(&f->ch, 0, rd.len) == -1)
 		return -1;
-	f->pos += rd.len;
+	fan_moved(f, rd.len);
 	if (f->failing > 0)
 		out_report(f, 0);
 	if (f->mode != MODE_ZC)
@@ -493,8 +493,10 @@ copy_single(struct fan *f, size_t i)
 		if (f->live == 0)
 			break;
 		if ((n = link_step(&l, end_keeps_writes(&f->ends[i]) ?
-		    GNU_CHUNK : STEP_MAX)) > 0)
+		    GNU_CHUNK : STEP_MAX)) > 0) {
 			out_count(f, i, n);
+			fan_moved(f, n);
+		}
 	} while (n > 0);
 	if (f->live > 0 && n == -1 && l.side == SL_OUTPUT) {
 		out_failed(f, i, errno);

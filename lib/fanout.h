@@ -222,6 +222,18 @@ struct fan {
 				   the chunk pipes' */
 };
 
+/*
+ * Every output served has had N more bytes of the input: POS moves on,
+ * and the caller's progress hook, if it gave one, is told (CTX).
+ */
+static inline void
+fan_moved(struct fan *f, size_t n)
+{
+	f->pos += n;
+	if (f->progress != NULL)
+		f->progress(f->ctx, f->pos);
+}
+
 /* signals.c: the signals held while a fan-out copies. */
 void signals_hold(sigset_t *held, sigset_t *open);
 void signals_let(const sigset_t *held);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,15 @@
 
 #include "spate.h"
 #include "cmd.h"
+#include "progress.h"
+
+/* The long options that have no short one. */
+enum { PROGRESS_OPTION = CHAR_MAX + 1 };
 
 /*
  * In GNU's order, which getopt_long follows when it lists the
- * candidates of an ambiguous abbreviation such as --n or --show.
+ * candidates of an ambiguous abbreviation such as --n or --show; then
+ * spate's own.
  */
 static const struct option long_options[] = {
 	{ "number-nonblank", no_argument, NULL, 'b' },
@@ -27,6 +33,7 @@ static const struct option long_options[] = {
 	{ "show-all", no_argument, NULL, 'A' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "progress", no_argument, NULL, PROGRESS_OPTION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -66,6 +73,10 @@ usage(void)
 	    "  %s f - g  Output f's contents, then standard input, then g's contents.\n"
 	    "  %s        Copy standard input to standard output.\n"),
 	    program_invocation_name, program_invocation_name);
+	fputs(_("\n"
+	    "Extensions:\n"
+	    "      --progress           show on standard error how far the copy has come\n"),
+	    stdout);
 	cmd_help_footer("cat");
 	exit(cmd_flush_stdout());
 }
@@ -116,16 +127,20 @@ add(struct sl_cat *c, const char *name, struct out *out)
 	/* Like GNU, no care to keep fds 0-2: cat opens only inputs. */
 	fd = stdin_ ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
 	if (fd == -1) {
+		progress_break();
 		cmd_warn_name(name, errno);
 		return 0;
 	}
 	if (fstat(fd, &st) == -1) {
+		progress_break();
 		cmd_warn_name(name, errno);
 		ok = 0;
 	} else if (is_output(fd, &st, out)) {
+		progress_break();
 		warnx(_("%s: input file is output file"), cmd_quotef(name));
 		ok = 0;
 	} else if (sl_cat_add_stat(c, fd, &st, &side) == -1) {
+		progress_break();
 		if (side == SL_MEMORY)
 			errx(1, "memory exhausted");
 		if (side == SL_OUTPUT)
@@ -134,10 +149,39 @@ add(struct sl_cat *c, const char *name, struct out *out)
 		ok = 0;
 	}
 	if (!stdin_ && close(fd) == -1) {
+		progress_break();
 		cmd_warn_name(name, errno);
 		ok = 0;
 	}
 	return ok;
+}
+
+/*
+ * What copying the N inputs NAMES moves, for --progress: the sum of
+ * their sizes (standard input's from its offset, and once), if every
+ * one is a regular file and FLAGS transform nothing; else -1.
+ */
+static off_t
+progress_total(char **names, int n, unsigned flags)
+{
+	off_t total = 0, k;
+	int i, stdin_seen = 0;
+	struct stat st;
+
+	if (flags != 0)
+		return -1;	/* the output is not the input's size */
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], "-") != 0)
+			k = stat(names[i], &st) == 0 && S_ISREG(st.st_mode) ?
+			    st.st_size : -1;
+		else if ((k = progress_file_left(STDIN_FILENO)) != -1 &&
+		    stdin_seen++)
+			k = 0;	/* read to its end the first time */
+		if (k == -1)
+			return -1;
+		total += k;
+	}
+	return total;
 }
 
 int
@@ -147,7 +191,7 @@ main(int argc, char *argv[])
 	static char *dflt[] = { dash };
 	char **names = dflt;
 	unsigned flags = 0;
-	int c, n = 1, i, ok = 1, read_stdin = 0;
+	int c, n = 1, i, ok = 1, read_stdin = 0, progress = 0;
 	struct out out = { 0 };
 	struct stat st;
 	struct sl_cat *cat;
@@ -187,6 +231,9 @@ main(int argc, char *argv[])
 		case 'T':
 			flags |= SL_CAT_SHOW_TABS;
 			break;
+		case PROGRESS_OPTION:
+			progress = 1;
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -217,13 +264,21 @@ main(int argc, char *argv[])
 			errx(1, "%s", _("memory exhausted"));
 		err(1, "%s", _("standard output"));
 	}
+	if (progress) {
+		progress_start(progress_total(names, n, flags));
+		sl_cat_progress(cat, progress_update, NULL);
+	}
 	for (i = 0; i < n; i++) {
 		read_stdin |= strcmp(names[i], "-") == 0;
 		ok &= add(cat, names[i], &out);
 	}
-	if (sl_cat_close(cat) == -1)
+	if (sl_cat_close(cat) == -1) {
+		progress_break();
 		err(1, "%s", _("write error"));
-	if (read_stdin && close(STDIN_FILENO) == -1)
+	}
+	if (read_stdin && close(STDIN_FILENO) == -1) {
+		progress_break();
 		err(1, "%s", _("closing standard input"));
+	}
 	return ok ? 0 : 1;
 }

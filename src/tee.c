@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "spate.h"
 #include "cmd.h"
+#include "progress.h"
 
 /* What a write error does, as --output-error's MODE says. */
 enum mode {
@@ -26,10 +28,14 @@ static const char *const mode_names[] = {
 	"warn", "warn-nopipe", "exit", "exit-nopipe"
 };
 
+/* The long options that have no short one. */
+enum { PROGRESS_OPTION = CHAR_MAX + 1 };
+
 static const struct option long_options[] = {
 	{ "append", no_argument, NULL, 'a' },
 	{ "ignore-interrupts", no_argument, NULL, 'i' },
 	{ "output-error", optional_argument, NULL, 'p' },
+	{ "progress", no_argument, NULL, PROGRESS_OPTION },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
@@ -64,6 +70,10 @@ usage(void)
 	    "The default operation when --output-error is not specified, is to\n"
 	    "exit immediately on error writing to a pipe, and diagnose errors\n"
 	    "writing to non pipe outputs.\n"), stdout);
+	fputs(_("\n"
+	    "Extensions:\n"
+	    "      --progress              show on standard error how far the copy has come\n"),
+	    stdout);
 	cmd_help_footer("tee");
 	exit(cmd_flush_stdout());
 }
@@ -127,6 +137,7 @@ failed(void *ctx, size_t i, int err)
 	/* A broken pipe is worth a word only in the warn and exit modes. */
 	if (err == EPIPE && r->mode != M_WARN && r->mode != M_EXIT)
 		return 0;
+	progress_break();
 	/* Translated only here: looking it up opens the catalog. */
 	cmd_warn_name(i == 0 ? _(r->names[0]) : r->names[i], err);
 	r->ok = 0;
@@ -172,6 +183,9 @@ main(int argc, char *argv[])
 		case 'p':
 			r.mode = optarg ? parse_mode(optarg) : M_WARN_NOPIPE;
 			break;
+		case PROGRESS_OPTION:
+			opts.progress = progress_update;
+			break;
 		case 'h':
 			usage();
 		case 'v':
@@ -201,9 +215,12 @@ main(int argc, char *argv[])
 		}
 	}
 
+	if (opts.progress != NULL)
+		progress_start(progress_file_left(STDIN_FILENO));
 	opts.flags = fanout_flags(r.mode);
 	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &opts, failed,
 	    &r) == -1) {
+		progress_break();
 		/* The engine's own pipe is no read of the input's. */
 		warn("%s", side == SL_PRIVATE ? _("internal pipe") :
 		    _("read error"));
@@ -211,11 +228,14 @@ main(int argc, char *argv[])
 	}
 	for (i = 1; i <= nfiles; i++)
 		if (outs[i].fd != -1 && close(outs[i].fd) == -1) {
+			progress_break();
 			cmd_warn_name(r.names[i], errno);
 			r.ok = 0;
 		}
 	free(outs);
-	if (close(STDIN_FILENO) == -1)
+	if (close(STDIN_FILENO) == -1) {
+		progress_break();
 		err(1, "%s", _("standard input"));
+	}
 	return r.ok ? 0 : 1;
 }

@@ -11,9 +11,9 @@ test_expect_success MANDOC 'cat.1: mandoc -Tlint is clean' '
 test_expect_success SPATE 'cat.1 documents every long option of cat --help' '
 	cat --help >help &&
 	help_long_options help >opts &&
-	printf "%s\n" --help --number --number-nonblank --show-all \
-		--show-ends --show-nonprinting --show-tabs --squeeze-blank \
-		--version >expect &&
+	printf "%s\n" --help --number --number-nonblank --progress \
+		--show-all --show-ends --show-nonprinting --show-tabs \
+		--squeeze-blank --version >expect &&
 	test_cmp expect opts &&
 	man_documents cat.1 $($SYS_CAT opts)
 '
@@ -33,7 +33,7 @@ test_expect_success 'the SYNOPSIS names every short option' '
 
 test_expect_success 'cat.1 has the sections of the house style' '
 	grep "^\.Sh " "$MAN_DIR/cat.1" >sections &&
-	printf ".Sh %s\n" NAME SYNOPSIS DESCRIPTION ENVIRONMENT \
+	printf ".Sh %s\n" NAME SYNOPSIS DESCRIPTION EXTENSIONS ENVIRONMENT \
 		"EXIT STATUS" EXAMPLES "SEE ALSO" STANDARDS >expect &&
 	test_cmp expect sections
 '

@@ -10,10 +10,13 @@
 test_require_prereq GNU
 
 # nls_help_head FILE: the --help text in FILE up to its last paragraph,
-# which is GNU's links to its manual, or spate's line about itself.
+# which is GNU's links to its manual, or spate's line about itself; or
+# up to the paragraph "Extensions:", spate's options that GNU has not.
 nls_help_head() {
 	awk '{ line[NR] = $0 } $0 == "" { last = NR }
-		END { for (i = 1; i <= last; i++) print line[i] }' "$1"
+		$0 == "Extensions:" && !ext { ext = NR - 1 }
+		END { if (ext) last = ext
+			for (i = 1; i <= last; i++) print line[i] }' "$1"
 }
 
 # An argument with every locale's closing quote in it (’ “ » and « »

@@ -242,3 +242,66 @@ TEST(read_write)
 {
 	each_size("0");
 }
+
+/* A failure log and what the progress hook was told: every count larger
+ * than the one before (INCREASING stays 1), the last one LAST.  LOG
+ * first: the fan-out gives both callbacks the same context. */
+struct log_told {
+	struct log log;
+	off_t last;
+	size_t calls;
+	int increasing;
+};
+
+static void
+on_progress(void *ctx, off_t bytes)
+{
+	struct log_told *t = ctx;
+
+	if (bytes <= t->last)
+		t->increasing = 0;
+	t->last = bytes;
+	t->calls++;
+}
+
+/* Pipe input to N outputs (N 1: copy_single; more: the rounds), the
+ * progress hook told of every chunk. */
+static void
+progress_case(size_t n, const char *zc)
+{
+	struct sl_fanout_opts opts = { .progress = on_progress };
+	struct log_told t = { .increasing = 1 };
+	struct sl_out o[3];
+	int in, r, good = 1;
+	size_t i;
+	char name[8];
+
+	setenv("SPATE_ZEROCOPY", zc, 1);
+	make_data(3 * 1048576 + 5);
+	in = feeder(65536);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "p%zu", i);
+		o[i].fd = i == 1 ? file(name, NULL, 0) : sink(name);
+	}
+	r = sl_fanout_with(in, o, n, &opts, on_fail, &t);
+	close_outs(o, n);
+	close(in);
+	reap();
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "p%zu", i);
+		good &= holds(name, NULL);
+	}
+	ok(r == 0 && t.log.calls == 0 && good, "pipe -> %zu outputs, a hook: "
+	    "every byte, SPATE_ZEROCOPY=%s", n, zc);
+	ok(t.calls > 1 && t.increasing && t.last == (off_t)datalen,
+	    "the hook told %zu times, counts growing, the last %lld of %zu",
+	    t.calls, (long long)t.last, datalen);
+}
+
+TEST(progress)
+{
+	progress_case(1, "1");
+	progress_case(1, "0");
+	progress_case(3, "1");
+	progress_case(3, "0");
+}
