@@ -515,6 +515,8 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	size_t i, only = 0;
 	int r = 1, saved;
 
+	if ((r = lag_fanout(in, outs, n, o, fail, ctx)) <= 0)
+		return r;
 	f.ends = calloc(n ? n : 1, sizeof *f.ends);
 	f.polls = calloc(n + 1, sizeof *f.polls);
 	if (f.ends == NULL || f.polls == NULL) {

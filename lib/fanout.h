@@ -240,6 +240,10 @@ size_t size_round(struct fan *f, size_t bound);
 size_t size_round_zc(struct fan *f);
 void size_chunk_pipe(struct fan *f);
 
+/* lag.c: the fan-out with a lag, each output on a thread of its own. */
+int lag_fanout(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
+
 /* plain.c: the fan-out without its state. */
 int fan_plain(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
