@@ -10,9 +10,12 @@
 test_require_prereq GNU
 
 # nls_help_head FILE: the --help text in FILE up to its last paragraph,
-# which is GNU's links to its manual, or spate's line about itself.
+# which is GNU's links to its manual, or spate's line about itself; and
+# without spate's paragraph "Extensions:", its own options, which GNU's
+# has not.
 nls_help_head() {
-	awk '{ line[NR] = $0 } $0 == "" { last = NR }
+	awk '$0 == "Extensions:" { ext = 1 } ext { ext = $0 != ""; next }
+		{ line[++n] = $0 } $0 == "" { last = n }
 		END { for (i = 1; i <= last; i++) print line[i] }' "$1"
 }
 
