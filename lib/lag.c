@@ -5,7 +5,7 @@
  * This file is the caller's thread: it reads the input into chunks,
  * paced by the fastest output, decides what becomes of an output that
  * falls too far behind (SLOW), and tells failures in GNU's order.  The
- * why of it: doc/design.md, "Fan-out with a lag".
+ * why of it: doc/design.md, "Fan-out", "With a lag".
  */
 #define _GNU_SOURCE
 #include <assert.h>

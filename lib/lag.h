@@ -1,7 +1,8 @@
 /*
  * Private to the fan-out with a lag: what the caller's thread, which
  * reads and decides (lib/lag.c), shares with the outputs' threads,
- * which write (lib/lagout.c).  doc/design.md, "Fan-out with a lag".
+ * which write (lib/lagout.c).  doc/design.md, "Fan-out", "With a
+ * lag".
  */
 #ifndef SPATE_LAG_H
 #define SPATE_LAG_H

@@ -3,7 +3,8 @@
  * share: each output is written by a thread of its own, which writes
  * the chunks it is given in order with write(2), while the caller's
  * thread reads and decides (lib/lag.c).  Everything about threads and
- * the memory they share is here.  doc/design.md, "Fan-out with a lag".
+ * the memory they share is here.  doc/design.md, "Fan-out", "With a
+ * lag".
  */
 #define _GNU_SOURCE
 #include <assert.h>

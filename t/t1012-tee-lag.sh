@@ -7,8 +7,9 @@
 # sockets; a stalled output is a FIFO whose reader takes nothing until
 # the case lets it.  Where outputs may be closed or drop, one output
 # alone is fast: of two fast ones, the one the scheduler keeps off its
-# CPU may fall behind the other as a slow one does.  The option's parsing and messages; -p and
-# --output-error tell what GNU's tee tells where no output lags.
+# CPU may fall behind the other as a slow one does.  The options'
+# parsing and messages; -p and --output-error tell what GNU's tee tells
+# where no output lags.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 
@@ -206,7 +207,7 @@ test_expect_success PYTHON3 'setup: the check of whole chunks' '
 	EOF
 '
 
-test_expect_success SPATE,PYTHON3 'drop: a stalled FIFO misses whole chunks, and says so' '
+test_expect_success SPATE,PYTHON3 'drop: a stalled FIFO misses whole chunks' '
 	stalled_reader fifo got &&
 	in_background "$TRASH/in" tee --slow-output=drop --lag=256K fifo \
 		>f 2>err &&
@@ -214,7 +215,9 @@ test_expect_success SPATE,PYTHON3 'drop: a stalled FIFO misses whole chunks, and
 	stalled_reader_go &&
 	wait "$in_background_pid" &&
 	test_status 1 &&
-	missed=$(sed -n "s/^tee: fifo: output too slow, \([0-9]*\) bytes dropped$/\1/p" err) &&
+	missed=$(sed -n \
+		"s/^tee: fifo: output too slow, \([0-9]*\) bytes dropped$/\1/p" \
+		err) &&
 	test -n "$missed" && test "$missed" -gt 0 &&
 	test $(wc -l <err) = 1 &&
 	test_python3 "$TRASH/chunks.py" "$TRASH/in" got "$missed"
