@@ -4,9 +4,9 @@
 include config.mk
 
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
-	lib/format.c lib/handoff.c lib/io.c lib/lanes.c lib/outputs.c \
-	lib/pipe.c lib/plain.c lib/refusal.c lib/repeat.c lib/signals.c \
-	lib/sizes.c lib/watch.c lib/xfer.c
+	lib/format.c lib/handoff.c lib/io.c lib/lag.c lib/lagout.c \
+	lib/lanes.c lib/outputs.c lib/pipe.c lib/plain.c lib/refusal.c \
+	lib/repeat.c lib/signals.c lib/sizes.c lib/watch.c lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
 # for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
 # where lib/cpu.c finds the CPU has them.
@@ -29,7 +29,7 @@ CMD = src/cmd.c src/quote.c
 PROGRESS = src/progress.c
 # The fan-out's unit tests: its rounds, lanes, stalls and held signals.
 FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
-	t/unit/test_signals.c
+	t/unit/test_signals.c t/unit/test_lag.c
 # The refusal rule's tests put seccomp filters on children, with the
 # kernel's <linux/seccomp.h>, which musl's headers lack: the static
 # build (check-static) leaves them out (SECCOMP_UNIT=); its refusal.c is
@@ -62,7 +62,7 @@ PROGRESSOBJ = $(PROGRESS:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
 HDR = include/spate.h src/cmd.h src/progress.h lib/cpu.h lib/engine.h \
-	lib/fanout.h lib/format.h lib/format-loops.h lib/sys.h
+	lib/fanout.h lib/lag.h lib/format.h lib/format-loops.h lib/sys.h
 
 # The engine starts threads (lib/lanes.c): before glibc 2.34 that takes
 # libpthread, which -pthread links (spate.pc asks for it too, for a

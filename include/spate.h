@@ -144,7 +144,7 @@ int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
  * cat's and tee's --progress are built on it, and so may any program
  * that links the library: it is the library's, not the commands'.
  */
-typedef void sl_progress_fn(void *ctx, off_t bytes);
+typedef void sl_progress_fn(void *ctx, long long bytes);
 
 /* What an output does that would fall further behind than a lag. */
 enum sl_slow {
@@ -156,22 +156,39 @@ enum sl_slow {
 /*
  * Called on the caller's thread when output I was closed for falling
  * behind (WHAT SL_SLOW_CLOSE: MISSED 0; the engine has set its fd to
- * -1), or, at the end of the copy, by how many bytes a dropping output
- * missed (SL_SLOW_DROP, MISSED > 0).
+ * -1, and closes it once no write of its is under way), or, at the end
+ * of the copy, by how many bytes a dropping output missed
+ * (SL_SLOW_DROP, MISSED > 0).
  */
 typedef void sl_slow_fn(void *ctx, size_t i, enum sl_slow what,
-    off_t missed);
+    long long missed);
 
 /*
- * What sl_fanout_with is asked beyond sl_fanout_flags.  LAG 0: the
- * outputs keep in step, as GNU's tee.  LAG > 0: each output may fall up
- * to LAG bytes behind the fastest, and SLOW says what becomes of one
- * that would fall further (SLOW_FN told).  PROGRESS, if not NULL, is
- * told of the copy's progress.  Every callback gets sl_fanout_with's CTX.
+ * What sl_fanout_with is asked beyond sl_fanout_flags.  LAG 0 and SLOW
+ * SL_SLOW_WAIT: the outputs keep in step, as GNU's tee.  Otherwise each
+ * output may fall up to LAG bytes behind the fastest, and SLOW says what
+ * becomes of one that would fall further (SLOW_FN told).  PROGRESS, if
+ * not NULL, is told of the copy's progress.  Every callback gets
+ * sl_fanout_with's CTX.
+ *
+ * With a lag and two outputs or more, each output is written by a
+ * thread of its own, with write(2), from chunks of 128 KiB of the input
+ * held in memory: at most LAG + 256 KiB for any output, given back as
+ * the outputs catch up.  An output that drops misses whole chunks.
+ * The threads block every signal; a SIGPIPE or SIGXFSZ that a write of
+ * theirs raised is raised on the caller's thread when that failure is
+ * told.  Failures are told in GNU's order (by chunk, then by output)
+ * once the outputs before have written that far; FAIL's -1 lets each
+ * output end the write it is in.  A closed output's thread may stay
+ * blocked in write(2) after the call returns (a reader that never
+ * reads): it is left, detached, with the chunk it writes from, and
+ * writes nothing else.  Where two outputs are the same file, pipe or
+ * socket, or an output is the input, or no thread can be had, the copy
+ * is made without a lag.
  */
 struct sl_fanout_opts {
 	unsigned flags;			/* SL_FANOUT_* */
-	off_t lag;
+	long long lag;
 	enum sl_slow slow;
 	sl_slow_fn *slow_fn;
 	sl_progress_fn *progress;

@@ -426,34 +426,6 @@ round_zc(struct fan *f)
 	return 1;
 }
 
-/*
- * Return 1 if two of the outputs are the same file, pipe or socket,
- * where what each chunk writes lands between the other's, or if an
- * output is the input file, where a chunk spliced in would be the page
- * cache's pages that the output then rewrites.  (Devices do not count:
- * /dev/null twice shows nothing.)
- */
-static int
-aliased(struct fan *f)
-{
-	size_t i, j;
-
-	for (i = 0; i < f->n; i++) {
-		if (!out_served(out(f, i)->st) ||
-		    !traits(&f->ends[i])->names_stream)
-			continue;
-		if (traits(&f->in)->file && f->ends[i].ino == f->in.ino &&
-		    f->ends[i].dev == f->in.dev)
-			return 1;
-		for (j = i + 1; j < f->n; j++)
-			if (out_served(out(f, j)->st) &&
-			    f->ends[i].ino == f->ends[j].ino &&
-			    f->ends[i].dev == f->ends[j].dev)
-				return 1;
-	}
-	return 0;
-}
-
 /* May the zero-copy path be tried, and by which outputs; may threads. */
 static void
 plan_paths(struct fan *f)
@@ -462,7 +434,7 @@ plan_paths(struct fan *f)
 
 	/* Aliased outputs show the chunks: GNU's, by read/write.  A record
 	 * socket is read a record whole, never spliced (see choose_path). */
-	f->gnu_chunks |= aliased(f);
+	f->gnu_chunks |= out_aliased(f);
 	if (f->gnu_chunks || !zerocopy_allowed() || f->in.records)
 		return;
 	for (i = 0; i < f->n; i++) {
@@ -522,6 +494,11 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	size_t i, only = 0;
 	int r = 1, saved;
 
+	if ((r = lag_fanout(in, outs, n, o, fail, ctx)) <= 0) {
+		if (r == -1 && o->side != NULL)
+			*o->side = SL_INPUT;
+		return r;
+	}
 	f.ends = calloc(n ? n : 1, sizeof *f.ends);
 	f.polls = calloc(n + 1, sizeof *f.polls);
 	if (f.ends == NULL || f.polls == NULL) {

@@ -254,6 +254,10 @@ size_t size_round(struct fan *f, size_t bound);
 size_t size_round_zc(struct fan *f);
 void size_chunk_pipe(struct fan *f);
 
+/* lag.c: the fan-out with a lag, each output on a thread of its own. */
+int lag_fanout(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
+
 /* plain.c: the fan-out without its state. */
 int fan_plain(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
     void *ctx);
@@ -294,5 +298,6 @@ void out_count(struct fan *f, size_t i, size_t n);
 void out_write(struct fan *f, size_t i, size_t off, size_t len);
 void out_to_lanes(struct fan *f);
 void out_from_lanes(struct fan *f);
+int out_aliased(struct fan *f);
 
 #endif

@@ -2,9 +2,12 @@
 #define _GNU_SOURCE
 #include <err.h>
 #include <errno.h>
+#include <ctype.h>
 #include <locale.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "spate.h"
 #include "cmd.h"
@@ -90,4 +93,63 @@ cmd_warn_name(const char *name, int err)
 
 	errno = err;
 	warn("%s", q);
+}
+
+/* The largest off_t. */
+#define OFF_MAX	((uintmax_t)(((uintmax_t)1 << (sizeof(off_t) * 8 - 1)) - 1))
+
+/* Multiply *V by BASE to the power POWER; return -1 past OFF_MAX. */
+static int
+scale(uintmax_t *v, unsigned base, int power)
+{
+	while (power-- > 0) {
+		if (*v > OFF_MAX / base)
+			return -1;
+		*v *= base;
+	}
+	return 0;
+}
+
+int
+cmd_size(const char *arg, off_t *size)
+{
+	static const char powers[] = "KMGTPEZYRQ";
+	const unsigned char *p = (const unsigned char *)arg;
+	uintmax_t v = 1;
+	unsigned base = 1024;
+	int overflow = 0, digits;
+	char c;
+
+	while (isspace(*p))
+		p++;
+	if ((digits = isdigit(*p)))
+		for (v = 0; isdigit(*p) && !overflow; p++)
+			overflow = scale(&v, 10, 1) == -1 ||
+			    (v += *p - '0') > OFF_MAX;
+	while (isdigit(*p))
+		p++;
+	/* GNU's suffixes for head -c: no lower-case g, t... */
+	if (*p != '\0' && strchr("bkKmMGTPEZYRQ", *p) != NULL) {
+		c = *p++;
+		/* ... each followed or not by iB, B or D. */
+		if (p[0] == 'i' && p[1] == 'B')
+			p += 2;
+		else if (*p == 'B' || *p == 'D') {
+			base = 1000;
+			p++;
+		}
+		overflow |= c == 'b' ? scale(&v, 512, 1) == -1 :
+		    scale(&v, base, strchr(powers, toupper(c)) - powers + 1) == -1;
+	} else if (!digits)
+		p = (const unsigned char *)"?";	/* neither number nor suffix */
+	if (*p != '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	if (overflow) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	*size = (off_t)v;
+	return 0;
 }

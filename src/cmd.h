@@ -59,6 +59,16 @@ const char *cmd_quote_n(int slot, const char *arg);
 /* cmd_quote_n(0, ARG), as GNU's quote(ARG). */
 const char *cmd_quote(const char *arg);
 
+/*
+ * Parse ARG, a size as GNU's head -c takes one: decimal digits (or none:
+ * 1), then maybe a suffix, b (512), k or K (1024), m or M, G, T, P, E,
+ * Z, Y, R, Q, each but b followed or not by iB (powers of 1024) or by B
+ * or D (powers of 1000); leading blanks.  Store it in *SIZE and return
+ * 0; return -1 with errno EINVAL (not a size) or EOVERFLOW (too large
+ * for an off_t).
+ */
+int cmd_size(const char *arg, off_t *size);
+
 /* Report error ERR about file NAME as GNU does: "PROGRAM: NAME: strerror",
  * NAME quoted by cmd_quotef. */
 void cmd_warn_name(const char *name, int err);

@@ -239,7 +239,7 @@ draw(long long now, int final)
 }
 
 void
-progress_update(void *ctx, off_t bytes)
+progress_update(void *ctx, long long bytes)
 {
 	long long now;
 

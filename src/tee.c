@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +28,26 @@ static const char *const mode_names[] = {
 	"warn", "warn-nopipe", "exit", "exit-nopipe"
 };
 
-/* The long options that have no short one. */
-enum { PROGRESS_OPTION = CHAR_MAX + 1 };
+/* --slow-output's MODEs, in the order of enum sl_slow. */
+static const char *const slow_names[] = { "wait", "close", "drop" };
+
+/*
+ * The lag --slow-output allows without --lag: a few MiB per output is
+ * within any user's means, and rides out a reader's pause of a second
+ * or so at a disk's or a network's speed.
+ */
+#define DEFAULT_LAG	(4LL << 20)
+
+/* The long options GNU's tee does not have, past the short ones. */
+enum { OPT_LAG = 256, OPT_SLOW, OPT_PROGRESS };
 
 static const struct option long_options[] = {
 	{ "append", no_argument, NULL, 'a' },
 	{ "ignore-interrupts", no_argument, NULL, 'i' },
 	{ "output-error", optional_argument, NULL, 'p' },
-	{ "progress", no_argument, NULL, PROGRESS_OPTION },
+	{ "lag", required_argument, NULL, OPT_LAG },
+	{ "slow-output", required_argument, NULL, OPT_SLOW },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
@@ -45,6 +57,8 @@ struct run {
 	char **names;	/* names[i] for output i; names[0] is stdout */
 	enum mode mode;
 	int ok;
+	struct sl_fanout_opts opts;
+	int lag_given, slow_given;	/* --lag, --slow-output given */
 };
 
 _Noreturn static void
@@ -72,37 +86,70 @@ usage(void)
 	    "writing to non pipe outputs.\n"), stdout);
 	fputs(_("\n"
 	    "Extensions:\n"
-	    "      --progress              show on standard error how far the copy has come\n"),
+	    "      --lag=SIZE            let each output fall up to SIZE bytes behind\n"
+	    "                              the fastest (SIZE as head -c takes it)\n"
+	    "      --slow-output=MODE    what becomes of an output that would fall\n"
+	    "                              further behind: 'wait' for it (the default),\n"
+	    "                              'close' it, or 'drop' what does not fit;\n"
+	    "                              without --lag, a lag of 4 MiB\n"
+	    "      --progress            show on standard error how far the copy has come\n"),
 	    stdout);
 	cmd_help_footer("tee");
 	exit(cmd_flush_stdout());
 }
 
-/* MODE named by ARG: exact, or an unambiguous prefix, as GNU's argmatch. */
-static enum mode
-parse_mode(const char *arg)
+/*
+ * The index of the one of the N NAMES that ARG names for option OPT:
+ * exact, or an unambiguous prefix, as GNU's argmatch.
+ */
+static size_t
+parse_name(const char *arg, const char *const *names, size_t n,
+    const char *opt)
 {
-	size_t i, len = strlen(arg), n = sizeof mode_names / sizeof *mode_names;
+	/* ARG is getopt_long's, never NULL here; the analyzer carries an
+	 * earlier -p's NULL over to the next option. */
+	size_t i, len = strlen(arg);	/* NOLINT(clang-analyzer-core.NonNullParamChecker) */
 	int found = -1, ambiguous = 0;
 
 	for (i = 0; i < n; i++) {
-		if (strcmp(arg, mode_names[i]) == 0)
-			return M_WARN + i;
-		if (strncmp(arg, mode_names[i], len) == 0) {
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+		if (strncmp(arg, names[i], len) == 0) {
 			ambiguous = found != -1;
 			found = i;
 		}
 	}
 	if (found != -1 && !ambiguous)
-		return M_WARN + found;
+		return found;
 	warnx(found == -1 ? _("invalid argument %s for %s") :
 	    _("ambiguous argument %s for %s"), cmd_quote_n(0, arg),
-	    cmd_quote_n(1, "--output-error"));
+	    cmd_quote_n(1, opt));
 	fputs(_("Valid arguments are:"), stderr);
 	for (i = 0; i < n; i++)
-		fprintf(stderr, "\n  - %s", cmd_quote(mode_names[i]));
+		fprintf(stderr, "\n  - %s", cmd_quote(names[i]));
 	fputc('\n', stderr);
 	cmd_try_help();
+}
+
+static enum mode
+parse_mode(const char *arg)
+{
+	return M_WARN + parse_name(arg, mode_names,
+	    sizeof mode_names / sizeof *mode_names, "--output-error");
+}
+
+/* --lag's SIZE, or an error in GNU's words for a bad size (head -c's). */
+static off_t
+parse_lag(const char *arg)
+{
+	off_t size;
+
+	if (cmd_size(arg, &size) == 0)
+		return size;
+	if (errno == EOVERFLOW)
+		errx(1, "%s: %s: %s", _("invalid number of bytes"), cmd_quote(arg),
+		    strerror(errno));
+	errx(1, "%s: %s", _("invalid number of bytes"), cmd_quote(arg));
 }
 
 static int
@@ -144,6 +191,22 @@ failed(void *ctx, size_t i, int err)
 	return exits(r->mode) ? -1 : 0;
 }
 
+/* The engine's report of an output too slow for the lag. */
+static void
+too_slow(void *ctx, size_t i, enum sl_slow what, long long missed)
+{
+	struct run *r = ctx;
+	const char *name = i == 0 ? _(r->names[0]) : r->names[i];
+
+	progress_break();
+	if (what == SL_SLOW_CLOSE)
+		warnx("%s: %s", cmd_quotef(name), _("output too slow, closed"));
+	else
+		warnx(_("%s: output too slow, %jd bytes dropped"),
+		    cmd_quotef(name), (intmax_t)missed);
+	r->ok = 0;
+}
+
 /* Open NAME for output; keep it off fds 0-2, as GNU's fopen_safer. */
 static int
 open_out(const char *name, int append)
@@ -167,7 +230,6 @@ main(int argc, char *argv[])
 {
 	struct run r = { .mode = M_SIGPIPE, .ok = 1 };
 	enum sl_side side = SL_INPUT;
-	struct sl_fanout_opts opts = { .side = &side };
 	struct sl_out *outs;
 	int c, append = 0, nfiles, i;
 
@@ -183,8 +245,18 @@ main(int argc, char *argv[])
 		case 'p':
 			r.mode = optarg ? parse_mode(optarg) : M_WARN_NOPIPE;
 			break;
-		case PROGRESS_OPTION:
-			opts.progress = progress_update;
+		case OPT_LAG:
+			r.opts.lag = parse_lag(optarg);
+			r.lag_given = 1;
+			break;
+		case OPT_SLOW:
+			r.opts.slow = parse_name(optarg, slow_names,
+			    sizeof slow_names / sizeof *slow_names,
+			    "--slow-output");
+			r.slow_given = 1;
+			break;
+		case OPT_PROGRESS:
+			r.opts.progress = progress_update;
 			break;
 		case 'h':
 			usage();
@@ -196,6 +268,11 @@ main(int argc, char *argv[])
 	}
 	if (r.mode != M_SIGPIPE)
 		signal(SIGPIPE, SIG_IGN);
+	if (r.slow_given && !r.lag_given)
+		r.opts.lag = DEFAULT_LAG;
+	r.opts.flags = fanout_flags(r.mode);
+	r.opts.slow_fn = too_slow;
+	r.opts.side = &side;
 
 	nfiles = argc - optind;
 	r.names = argv + optind - 1;
@@ -215,10 +292,9 @@ main(int argc, char *argv[])
 		}
 	}
 
-	if (opts.progress != NULL)
+	if (r.opts.progress != NULL)
 		progress_start(progress_file_left(STDIN_FILENO));
-	opts.flags = fanout_flags(r.mode);
-	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &opts, failed,
+	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &r.opts, failed,
 	    &r) == -1) {
 		progress_break();
 		/* The engine's own pipe is no read of the input's. */

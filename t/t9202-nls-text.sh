@@ -10,13 +10,13 @@
 test_require_prereq GNU
 
 # nls_help_head FILE: the --help text in FILE up to its last paragraph,
-# which is GNU's links to its manual, or spate's line about itself; or
-# up to the paragraph "Extensions:", spate's options that GNU has not.
+# which is GNU's links to its manual, or spate's line about itself; and
+# without spate's paragraph "Extensions:", its own options, which GNU's
+# has not.
 nls_help_head() {
-	awk '{ line[NR] = $0 } $0 == "" { last = NR }
-		$0 == "Extensions:" && !ext { ext = NR - 1 }
-		END { if (ext) last = ext
-			for (i = 1; i <= last; i++) print line[i] }' "$1"
+	awk '$0 == "Extensions:" { ext = 1 } ext { ext = $0 != ""; next }
+		{ line[++n] = $0 } $0 == "" { last = n }
+		END { for (i = 1; i <= last; i++) print line[i] }' "$1"
 }
 
 # An argument with every locale's closing quote in it (’ “ » and « »

@@ -397,7 +397,7 @@ struct told {
 };
 
 static void
-on_progress(void *ctx, off_t bytes)
+on_progress(void *ctx, long long bytes)
 {
 	struct told *t = ctx;
 

@@ -254,7 +254,7 @@ struct log_told {
 };
 
 static void
-on_progress(void *ctx, off_t bytes)
+on_progress(void *ctx, long long bytes)
 {
 	struct log_told *t = ctx;
 

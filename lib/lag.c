@@ -1,0 +1,474 @@
+/*
+ * The fan-out with a lag (struct sl_fanout_opts's LAG and SLOW): each
+ * output is written by a thread of its own (lib/lagout.c), so that one
+ * may fall behind the fastest by up to the lag while the others go on.
+ * This file is the caller's thread: it reads the input into chunks,
+ * paced by the fastest output, decides what becomes of an output that
+ * falls too far behind (SLOW), and tells failures in GNU's order.  The
+ * why of it: doc/design.md, "Fan-out", "With a lag".
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lag.h"
+
+/*
+ * The reader reads again once the fastest output has at most this much
+ * left to write: it reads while that output writes, and no further.
+ */
+#define LAG_PACE	LAG_CHUNK
+
+/*
+ * The index of the failure to tell next, in GNU's order (by chunk, then
+ * by output), if no output still writing can fail before it: each has
+ * written the chunks before it, and those before it that chunk too.  Or
+ * L->n.
+ */
+static size_t
+next_failure(struct lag *l)
+{
+	size_t k, j, f = l->n;
+
+	for (k = 0; k < l->n; k++)
+		if (l->out[k].st == LAG_FAILED &&
+		    (f == l->n || l->out[k].err_at < l->out[f].err_at))
+			f = k;
+	for (j = 0; j < l->n && f < l->n; j++) {
+		struct lag_out *o = &l->out[j];
+
+		if (o->st != LAG_WRITING || o->head == NULL)
+			continue;
+		if (o->head->at < l->out[f].err_at || (j < f &&
+		    o->head->at == l->out[f].err_at &&
+		    (o->writing || o->off < o->head->len)))
+			return l->n;
+	}
+	return f;
+}
+
+/*
+ * Tell the failures that may be told (next_failure), on the caller's
+ * thread and without the lock.  A failure that raised a signal raises
+ * it here first, as GNU's tee would have met it in that write.  Return
+ * -1 if FAIL asked to stop.
+ */
+static int
+tell_failures(struct lag *l, struct sl_out *outs, sl_fail_fn *fail,
+    void *ctx)
+{
+	size_t k;
+
+	while ((k = next_failure(l)) < l->n) {
+		struct lag_out *o = &l->out[k];
+		int err = o->err, sig = o->raised, stop;
+
+		lagout_set(o, LAG_GONE);
+		outs[k].fd = -1;
+		pthread_mutex_unlock(&l->lock);
+		if (sig != 0)
+			raise(sig);
+		stop = fail != NULL && fail(ctx, k, err) == -1;
+		pthread_mutex_lock(&l->lock);
+		if (stop)
+			return -1;
+	}
+	return 0;
+}
+
+/* What the fastest output writing has still to write, or -1 if no
+ * output writes. */
+static off_t
+fastest(struct lag *l)
+{
+	off_t least = -1;
+	size_t k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->out[k].st == LAG_WRITING &&
+		    (least == -1 || l->out[k].held < least))
+			least = l->out[k].held;
+	return least;
+}
+
+/* Return 1 if an output writing has bytes still to write. */
+static int
+holding(struct lag *l)
+{
+	size_t k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->out[k].st == LAG_WRITING && l->out[k].held > 0)
+			return 1;
+	return 0;
+}
+
+/* Return 1 if output K is further than the lag behind the fastest,
+ * which has LEAST to write. */
+static int
+behind(struct lag *l, size_t k, off_t least)
+{
+	return l->out[k].st == LAG_WRITING && l->out[k].held - least > l->lag;
+}
+
+/*
+ * Before a read: close the outputs too far behind (SL_SLOW_CLOSE),
+ * telling SLOW_FN without the lock.  Return 1 if the reader is to wait
+ * instead: the fastest has more than LAG_PACE to write, or (SL_SLOW_WAIT)
+ * an output is too far behind.
+ */
+static int
+must_wait(struct lag *l, struct sl_out *outs,
+    const struct sl_fanout_opts *o, void *ctx)
+{
+	off_t least = fastest(l);
+	size_t k;
+
+	if (least > (off_t)LAG_PACE)
+		return 1;
+	for (k = 0; k < l->n; k++) {
+		if (!behind(l, k, least))
+			continue;
+		if (l->slow == SL_SLOW_WAIT)
+			return 1;
+		if (l->slow != SL_SLOW_CLOSE)
+			continue;
+		lagout_set(&l->out[k], LAG_CLOSED);
+		lagout_drain(l, &l->out[k]);
+		pthread_cond_signal(&l->out[k].fed);
+		pthread_detach(l->out[k].tid);
+		outs[k].fd = -1;
+		pthread_mutex_unlock(&l->lock);
+		if (o->slow_fn != NULL)
+			o->slow_fn(ctx, k, SL_SLOW_CLOSE, 0);
+		pthread_mutex_lock(&l->lock);
+	}
+	return 0;
+}
+
+/*
+ * Seal the chunk read into and start another, CAP bytes at least, given
+ * to every output writing but those too far behind when outputs drop.
+ * Return 0, or -1 if memory is short (the lock is held throughout, but
+ * for mmap(2)).
+ */
+static int
+next_chunk(struct lag *l, size_t cap)
+{
+	struct lag_chunk *c;
+	off_t least;
+	size_t k;
+
+	if (l->cur != NULL) {
+		l->cur->sealed = 1;
+		for (k = 0; k < l->n; k++)
+			if (l->out[k].tail == l->cur)
+				pthread_cond_signal(&l->out[k].fed);
+		lagout_unref(l, l->cur);
+		l->cur = NULL;
+	}
+	if ((c = lagout_chunk(l, cap)) == NULL)
+		return -1;
+	least = fastest(l);
+	for (k = 0; k < l->n; k++) {
+		struct lag_out *o = &l->out[k];
+
+		if (o->st != LAG_WRITING ||
+		    (l->slow == SL_SLOW_DROP && behind(l, k, least)))
+			continue;
+		if (o->tail != NULL)
+			o->tail->next[k] = c;
+		else
+			o->head = c;
+		o->tail = c;
+		c->refs++;
+	}
+	l->cur = c;
+	return 0;
+}
+
+/* N bytes were read into the chunk: the outputs given it have them to
+ * write; those that dropped it missed them. */
+static void
+publish(struct lag *l, size_t n)
+{
+	size_t k;
+
+	l->cur->len += n;
+	l->in += n;
+	for (k = 0; k < l->n; k++) {
+		struct lag_out *o = &l->out[k];
+
+		if (o->st != LAG_WRITING)
+			continue;
+		if (o->tail == l->cur) {
+			o->held += n;
+			pthread_cond_signal(&o->fed);
+		} else {
+			assert(l->slow == SL_SLOW_DROP);
+			o->missed += n;
+		}
+	}
+}
+
+/*
+ * Read the input's next bytes into the chunk (a record whole, into a
+ * chunk of its own, through *SCRATCH).  Called with the lock, which it
+ * lets go for the read.  Return as read(2), or -2 if no chunk could be
+ * had (errno ENOMEM).
+ */
+static ssize_t
+read_next(struct lag *l, const struct end *in, char **scratch,
+    size_t *size)
+{
+	ssize_t n;
+	size_t at;
+
+	if (in->records) {
+		/* A record read stays in *SCRATCH until a chunk takes it. */
+		if (l->unplaced == 0) {
+			pthread_mutex_unlock(&l->lock);
+			n = read_input(in, scratch, size, *size);
+			pthread_mutex_lock(&l->lock);
+			if (n <= 0)
+				return n;
+			l->unplaced = n;
+		}
+		if (next_chunk(l, l->unplaced) == -1)
+			return errno = ENOMEM, -2;
+		memcpy(l->cur->data, *scratch, l->unplaced);
+		n = l->unplaced;
+		l->unplaced = 0;
+		return n;
+	}
+	if ((l->cur == NULL || l->cur->len == l->cur->cap) &&
+	    next_chunk(l, LAG_CHUNK) == -1)
+		return errno = ENOMEM, -2;
+	at = l->cur->len;
+	pthread_mutex_unlock(&l->lock);
+	n = read_some(in->fd, l->cur->data + at, l->cur->cap - at);
+	pthread_mutex_lock(&l->lock);
+	return n;
+}
+
+/* Output K may be watched for its reader leaving (watch_outputs): a pipe
+ * with nothing left to write, whose thread is idle. */
+static int
+watched(struct lag *l, size_t k)
+{
+	return l->out[k].pipe && l->out[k].st == LAG_WRITING &&
+	    l->out[k].held == 0;
+}
+
+/*
+ * How long the watch of the output pipes waits before it looks again,
+ * while a pipe still writes and so is not watched yet: it joins the
+ * watch once its thread has written what it was given.
+ */
+#define LAG_LOOK_MS	10
+
+/*
+ * SL_FANOUT_PIPE_CHECK, before a read that may wait (not from a regular
+ * file, nor from an input open for writing only, whose read fails at
+ * once): wait in poll(2) for the input (P[0]) with the output pipes
+ * watched.  One whose reader left fails with EPIPE at once, as in GNU
+ * 9.2's tee -p (lib/watch.c's watch_wait), so that a tee whose outputs
+ * are all such pipes ends without waiting for input.  The lock is let
+ * go for the wait: meanwhile no output watched changes (it has nothing
+ * to write, and only this thread gives or closes).  Return 1 when the
+ * input is ready, or poll(2) failed (the read waits instead); 0 to look
+ * again.
+ */
+static int
+watch_outputs(struct lag *l, struct pollfd *p)
+{
+	size_t k, m = 1, i;
+	int ms = -1, r;
+
+	for (k = 0; k < l->n; k++)
+		if (watched(l, k))
+			p[m++] = (struct pollfd){ .fd = l->out[k].fd };
+		else if (l->out[k].pipe && l->out[k].st == LAG_WRITING)
+			ms = LAG_LOOK_MS;
+	pthread_mutex_unlock(&l->lock);
+	p[0].events = POLLIN;
+	r = wait_any(p, m, ms);
+	pthread_mutex_lock(&l->lock);
+	if (r == -1 || p[0].revents != 0)
+		return 1;
+	for (i = 1; i < m; i++)
+		for (k = 0; k < l->n; k++) {
+			struct lag_out *o = &l->out[k];
+
+			if (o->fd != p[i].fd || !watched(l, k) ||
+			    !(p[i].revents & (POLLERR | POLLHUP | POLLNVAL)))
+				continue;
+			o->err = EPIPE;
+			o->err_at = l->in;
+			o->raised = 0;
+			lagout_set(o, LAG_FAILED);
+			lagout_drain(l, o);
+			pthread_cond_signal(&o->fed);
+		}
+	return 0;
+}
+
+/*
+ * Return 1 if an output is the input, or two outputs are the same file,
+ * pipe or socket (devices do not count: /dev/null twice shows nothing):
+ * what each thread wrote would land between the other's, where only
+ * GNU's order, without a lag, makes sense.
+ */
+static int
+shared(int in, struct sl_out *outs, size_t n)
+{
+	struct stat a, b;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (outs[i].fd == -1 || fstat(outs[i].fd, &a) == -1 ||
+		    S_ISCHR(a.st_mode) || S_ISBLK(a.st_mode))
+			continue;
+		if (fstat(in, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return 1;
+		for (j = i + 1; j < n; j++)
+			if (outs[j].fd != -1 && fstat(outs[j].fd, &b) == 0 &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * The end of the copy (input ended, failed, or a stop): the outputs
+ * write what they were given (after a stop, only the write(2) each is
+ * in), failures are told as they may be, and the threads are joined;
+ * a dropping output's loss is told, unless FAIL asked to stop.
+ */
+static void
+lag_finish(struct lag *l, struct sl_out *outs,
+    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
+{
+	int stop = l->stopped, done = 0;
+	size_t k;
+
+	l->ended = 1;
+	if (l->cur != NULL) {
+		l->cur->sealed = 1;
+		lagout_unref(l, l->cur);
+		l->cur = NULL;
+	}
+	for (k = 0; k < l->n; k++)
+		pthread_cond_signal(&l->out[k].fed);
+	for (;;) {
+		if (!stop && tell_failures(l, outs, fail, ctx) == -1) {
+			stop = l->stopped = 1;
+			for (k = 0; k < l->n; k++)
+				pthread_cond_signal(&l->out[k].fed);
+		}
+		if (fastest(l) == -1)
+			break;
+		pthread_cond_wait(&l->moved, &l->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+	for (k = 0; k < l->n; k++)
+		if (l->out[k].started && l->out[k].st != LAG_CLOSED)
+			pthread_join(l->out[k].tid, NULL);
+	/* The threads joined, the state is the reader's alone. */
+	for (k = 0; k < l->n && !stop; k++) {
+		if (l->out[k].missed > 0 && o->slow_fn != NULL)
+			o->slow_fn(ctx, k, SL_SLOW_DROP, l->out[k].missed);
+		done |= l->out[k].st == LAG_DONE;
+	}
+	/* The fastest wrote it all. */
+	if (done && o->progress != NULL)
+		o->progress(ctx, l->in);
+	pthread_mutex_lock(&l->lock);
+}
+
+/*
+ * sl_fanout_with, first (fanout.c): with a lag and two outputs or more,
+ * the copy.  Return 0, or -1 with errno set when reading the input
+ * failed; or 1 if nothing was done, and the copy is to be made as
+ * without a lag: none asked, one output, outputs that are the same
+ * file (shared), or threads or memory not to be had.
+ */
+int
+lag_fanout(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
+{
+	struct lag *l;
+	struct end input;
+	struct pollfd *polls = NULL;
+	char *scratch = NULL;
+	size_t size = 0, k, live;
+	ssize_t r = 1;
+	int saved = 0, watch;
+
+	for (k = 0, live = 0; k < n; k++)
+		live += outs[k].fd != -1;
+	if ((o->lag == 0 && o->slow == SL_SLOW_WAIT) || live < 2 ||
+	    shared(in, outs, n) || (l = calloc(1, sizeof *l)) == NULL)
+		return 1;
+	l->lag = o->lag;
+	l->slow = o->slow;
+	if (lagout_start(l, outs, n) == -1) {
+		lagout_free(l);
+		return 1;
+	}
+	end_init(&input, in);
+	watch = (o->flags & SL_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
+	    (fcntl(in, F_GETFL) & O_ACCMODE) != O_WRONLY;
+	if ((input.records && (scratch = malloc(size = LAG_CHUNK)) == NULL) ||
+	    (watch && (polls = calloc(n + 1, sizeof *polls)) == NULL))
+		r = -1;
+	if (polls != NULL)
+		polls[0].fd = in;
+	while (r > 0) {
+		off_t best;
+
+		if (tell_failures(l, outs, fail, ctx) == -1) {
+			l->stopped = 1;
+			break;
+		}
+		if (fastest(l) == -1)
+			break;
+		if (must_wait(l, outs, o, ctx)) {
+			pthread_cond_wait(&l->moved, &l->lock);
+			continue;
+		}
+		if (watch && !watch_outputs(l, polls))
+			continue;
+		r = read_next(l, &input, &scratch, &size);
+		/* Short of memory while outputs hold chunks: one comes back
+		 * to the spares as they write. */
+		if (r == -2 && holding(l)) {
+			r = 1;
+			pthread_cond_wait(&l->moved, &l->lock);
+			continue;
+		}
+		if (r <= 0)
+			break;
+		publish(l, r);
+		if (o->progress == NULL || (best = fastest(l)) == -1)
+			continue;
+		best = l->in - best;
+		pthread_mutex_unlock(&l->lock);
+		o->progress(ctx, best);
+		pthread_mutex_lock(&l->lock);
+	}
+	saved = errno;
+	lag_finish(l, outs, o, fail, ctx);
+	lagout_put(l);
+	free(scratch);
+	free(polls);
+	errno = saved;
+	return r < 0 ? -1 : 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * Private to the fan-out with a lag: what the caller's thread, which
+ * reads and decides (lib/lag.c), shares with the outputs' threads,
+ * which write (lib/lagout.c).  doc/design.md, "Fan-out", "With a
+ * lag".
+ */
+#ifndef SPATE_LAG_H
+#define SPATE_LAG_H
+
+#include <pthread.h>
+
+#include "fanout.h"
+
+/*
+ * The bytes a chunk holds: the unit an output that drops misses, and
+ * the most the reader asks of one read(2).  Reads go on filling a chunk
+ * until it is full, so a trickle costs no more memory than a stream.
+ */
+#define LAG_CHUNK	((size_t)128 << 10)
+
+/* One chunk of the input, shared by the outputs it was given. */
+struct lag_chunk {
+	char *data;		/* mmap(2)'s, CAP bytes */
+	size_t cap;
+	size_t len;		/* the bytes read into it */
+	int sealed;		/* no more come: the reader moved on */
+	size_t refs;		/* the outputs that have still to write it,
+				   and the reader while it reads into it */
+	off_t at;		/* the stream's offset of its first byte */
+	struct lag_chunk *spare;	/* on the spare list: the next */
+	struct lag_chunk *next[];	/* output K's chunk after this one */
+};
+
+/*
+ * What an output is.  WRITING goes to FAILED (its write failed), CLOSED
+ * (it fell too far behind: SL_SLOW_CLOSE) or DONE (it wrote everything,
+ * or the copy stopped); FAILED to GONE once told.  lag_set checks each.
+ */
+enum lag_st {
+	LAG_GONE,	/* not served: no descriptor, or its failure told */
+	LAG_WRITING,	/* its thread writes what it is given */
+	LAG_FAILED,	/* a write failed (ERR at ERR_AT), not told yet */
+	LAG_CLOSED,	/* given nothing more; its thread, detached, closes
+			   FD once the write(2) it is in returns */
+	LAG_DONE	/* its thread wrote all it was given and ended */
+};
+
+struct lag_out {
+	enum lag_st st;
+	int fd;
+	int keeps;		/* keeps writes apart: GNU_CHUNK at most */
+	int pipe;		/* a pipe: SL_FANOUT_PIPE_CHECK watches it */
+	struct lag_chunk *head, *tail;	/* its queue: HEAD written from OFF */
+	size_t off;
+	int writing;		/* in write(2), from HEAD */
+	off_t held;		/* the bytes queued and not written */
+	off_t missed;		/* SL_SLOW_DROP: the bytes never given */
+	int err;		/* LAG_FAILED: the error */
+	off_t err_at;		/* ... in the chunk that starts there */
+	int raised;		/* ... and it raised this signal, or 0 */
+	pthread_t tid;
+	int started;		/* TID runs, or ran */
+	pthread_cond_t fed;	/* to its thread: bytes, or a change of
+				   state, or the end */
+	struct lag *l;
+	size_t k;		/* its index */
+};
+
+/* A copy with a lag.  LOCK guards all of it but what the fields say. */
+struct lag {
+	pthread_mutex_t lock;
+	pthread_cond_t moved;	/* to the reader: an output wrote, failed
+				   or ended */
+	size_t refs;		/* the reader and each thread not ended:
+				   the last one out frees it all */
+	struct lag_out *out;
+	size_t n;
+	off_t lag;
+	enum sl_slow slow;
+	int ended;		/* no more input comes (end, error, stop) */
+	int stopped;		/* FAIL asked to stop: nothing more is
+				   written but the write(2)s under way */
+	off_t in;		/* the bytes read */
+	struct lag_chunk *cur;	/* the chunk read into (the reader's) */
+	size_t unplaced;	/* a record read that no chunk took yet
+				   (the reader's) */
+	struct lag_chunk *spares;
+	size_t nspare;
+};
+
+void lagout_set(struct lag_out *o, enum lag_st to);
+struct lag_chunk *lagout_chunk(struct lag *l, size_t cap);
+void lagout_unref(struct lag *l, struct lag_chunk *c);
+void lagout_drain(struct lag *l, struct lag_out *o);
+int lagout_start(struct lag *l, struct sl_out *outs, size_t n);
+void lagout_put(struct lag *l);
+void lagout_free(struct lag *l);
+
+#endif

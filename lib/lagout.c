@@ -1,0 +1,339 @@
+/*
+ * The outputs' threads of the fan-out with a lag, and the chunks they
+ * share: each output is written by a thread of its own, which writes
+ * the chunks it is given in order with write(2), while the caller's
+ * thread reads and decides (lib/lag.c).  Everything about threads and
+ * the memory they share is here.  doc/design.md, "Fan-out", "With a
+ * lag".
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lag.h"
+
+/* Chunks kept for reuse once written; the others are unmapped. */
+#define LAG_SPARE	2
+
+/* An output's thread: write_all and a few frames of its own. */
+#define LAG_STACK	(64u << 10)
+
+/* The moves lag_set allows, by state from and to. */
+static const unsigned char lag_moves[5][5] = {
+	[LAG_WRITING] = { [LAG_FAILED] = 1, [LAG_CLOSED] = 1, [LAG_DONE] = 1 },
+	[LAG_FAILED] = { [LAG_GONE] = 1 },
+};
+
+void
+lagout_set(struct lag_out *o, enum lag_st to)
+{
+	assert(lag_moves[o->st][to]);
+	o->st = to;
+}
+
+/*
+ * A chunk of CAP bytes: mapped if it is LAG_CHUNK or more, so that it is
+ * given back to the system when freed, from the heap if less (a small
+ * record).  Nothing shared is touched: called without the lock.  NULL
+ * if memory is short.
+ */
+static struct lag_chunk *
+chunk_map(size_t n, size_t cap)
+{
+	struct lag_chunk *c = calloc(1, sizeof *c + n * sizeof(struct lag_chunk *));
+
+	if (c == NULL)
+		return NULL;
+	c->cap = cap;
+	if (cap < LAG_CHUNK)
+		c->data = malloc(cap);
+	else if ((c->data = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+		c->data = NULL;
+	if (c->data == NULL) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+chunk_unmap(struct lag_chunk *c)
+{
+	if (c->cap < LAG_CHUNK)
+		free(c->data);
+	else
+		munmap(c->data, c->cap);
+	free(c);
+}
+
+/* Make C empty, with one reference, starting at L's stream's end. */
+static void
+chunk_reset(struct lag *l, struct lag_chunk *c)
+{
+	c->len = 0;
+	c->sealed = 0;
+	c->refs = 1;
+	c->at = l->in;
+	memset(c->next, 0, l->n * sizeof(struct lag_chunk *));
+}
+
+/*
+ * L's next chunk, CAP bytes at least, empty, with one reference (the
+ * reader's), starting at the stream's end: a spare, or one mapped
+ * without the lock (held when called, and on return).  NULL if memory
+ * is short.
+ */
+struct lag_chunk *
+lagout_chunk(struct lag *l, size_t cap)
+{
+	struct lag_chunk *c;
+
+	if (cap == LAG_CHUNK && l->spares != NULL) {
+		c = l->spares;
+		l->spares = c->spare;
+		l->nspare--;
+	} else {
+		pthread_mutex_unlock(&l->lock);
+		c = chunk_map(l->n, cap);
+		pthread_mutex_lock(&l->lock);
+		if (c == NULL)
+			return NULL;
+	}
+	chunk_reset(l, c);
+	return c;
+}
+
+/* One of C's references is let go: the last one gives it back. */
+void
+lagout_unref(struct lag *l, struct lag_chunk *c)
+{
+	assert(c->refs > 0);
+	if (--c->refs > 0)
+		return;
+	if (c->cap == LAG_CHUNK && l->nspare < LAG_SPARE) {
+		c->spare = l->spares;
+		l->spares = c;
+		l->nspare++;
+	} else
+		chunk_unmap(c);
+}
+
+/* Let go of output O's queue, but the chunk its thread writes from. */
+void
+lagout_drain(struct lag *l, struct lag_out *o)
+{
+	struct lag_chunk *keep = o->writing ? o->head : NULL;
+	struct lag_chunk *c = keep != NULL ? keep->next[o->k] : o->head, *next;
+
+	for (; c != NULL; c = next) {
+		next = c->next[o->k];
+		lagout_unref(l, c);
+	}
+	if (keep != NULL)
+		keep->next[o->k] = NULL;
+	o->head = o->tail = keep;
+	o->held = 0;
+}
+
+/* Free L: its last reference is gone. */
+void
+lagout_free(struct lag *l)
+{
+	struct lag_chunk *c;
+	size_t k;
+
+	while ((c = l->spares) != NULL) {
+		l->spares = c->spare;
+		chunk_unmap(c);
+	}
+	for (k = 0; k < l->n; k++)
+		pthread_cond_destroy(&l->out[k].fed);
+	pthread_cond_destroy(&l->moved);
+	pthread_mutex_destroy(&l->lock);
+	free(l->out);
+	free(l);
+}
+
+/* Let go of L's reference, the caller's or a thread's; the lock held
+ * is released. */
+void
+lagout_put(struct lag *l)
+{
+	int last = --l->refs == 0;
+
+	pthread_mutex_unlock(&l->lock);
+	if (last)
+		lagout_free(l);
+}
+
+/*
+ * A write of this thread's failed with ERR: return the signal it raised
+ * (SIGPIPE for EPIPE, SIGXFSZ for EFBIG), taken off this thread, which
+ * blocks every signal and would keep it for ever; or 0.  The reader
+ * raises it on its own thread when it tells the failure.
+ */
+static int
+took_signal(int err)
+{
+	static const struct timespec now;
+	int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
+	sigset_t one;
+
+	if (sig == 0 || !signal_due(sig))
+		return 0;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	return sigtimedwait(&one, NULL, &now) == sig ? sig : 0;
+}
+
+/*
+ * An output's thread: write its chunks in order, as they come, until it
+ * has written all it was given, it fails, or it is closed or stopped.
+ * A chunk it writes from is never given back before its write returns,
+ * so it writes nothing but the input's bytes, whatever the reader does
+ * meanwhile.
+ */
+static void *
+out_thread(void *arg)
+{
+	struct lag_out *o = arg;
+	struct lag *l = o->l;
+	int r, err, sig, fd = -1;
+
+	pthread_mutex_lock(&l->lock);
+	while (o->st == LAG_WRITING) {
+		struct lag_chunk *c = o->head;
+		size_t len;
+
+		if (c != NULL && o->off == c->len && c->sealed) {
+			o->head = c->next[o->k];
+			if (o->head == NULL)
+				o->tail = NULL;
+			o->off = 0;
+			lagout_unref(l, c);
+			continue;
+		}
+		if (l->stopped || (c == NULL && l->ended)) {
+			lagout_set(o, LAG_DONE);
+			lagout_drain(l, o);
+			break;
+		}
+		if (c == NULL || o->off == c->len) {
+			pthread_cond_wait(&o->fed, &l->lock);
+			continue;
+		}
+		len = c->len - o->off;
+		if (o->keeps && len > GNU_CHUNK)
+			len = GNU_CHUNK;
+		o->writing = 1;
+		pthread_mutex_unlock(&l->lock);
+		r = write_all(o->fd, c->data + o->off, len);
+		err = errno;
+		sig = r == -1 ? took_signal(err) : 0;
+		pthread_mutex_lock(&l->lock);
+		o->writing = 0;
+		if (o->st == LAG_CLOSED) {
+			lagout_unref(l, c);
+			o->head = o->tail = NULL;
+		} else if (r == -1) {
+			o->err = err;
+			o->raised = sig;
+			o->err_at = c->at;
+			lagout_set(o, LAG_FAILED);
+			lagout_drain(l, o);
+		} else {
+			o->off += len;
+			o->held -= len;
+		}
+		pthread_cond_signal(&l->moved);
+	}
+	if (o->st == LAG_CLOSED)
+		fd = o->fd;
+	pthread_cond_signal(&l->moved);
+	lagout_put(l);
+	/* Closed: the descriptor is this thread's, and no write of it is
+	 * under way any more. */
+	if (fd != -1)
+		close(fd);
+	return NULL;
+}
+
+/* Start output K's thread, every signal blocked from its first
+ * instruction.  Return 0, or an error number. */
+static int
+start_out(struct lag *l, size_t k, pthread_attr_t *attr)
+{
+	struct lag_out *o = &l->out[k];
+	sigset_t all, before;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &before);
+	err = pthread_create(&o->tid, attr, out_thread, o);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	if (err == 0) {
+		o->started = 1;
+		l->refs++;
+	}
+	return err;
+}
+
+/* Set up L for OUTS and start the threads.  Return 0, or -1 with
+ * nothing started (the threads that were are ended and joined). */
+int
+lagout_start(struct lag *l, struct sl_out *outs, size_t n)
+{
+	pthread_attr_t attr;
+	size_t k;
+	int err = 0;
+
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->moved, NULL);
+	if ((l->out = calloc(n, sizeof *l->out)) == NULL)
+		return -1;
+	l->n = n;
+	l->refs = 1;
+	for (k = 0; k < n; k++) {
+		struct lag_out *o = &l->out[k];
+		struct end e;
+
+		o->l = l;
+		o->k = k;
+		o->fd = outs[k].fd;
+		pthread_cond_init(&o->fed, NULL);
+		if (o->fd == -1)
+			continue;
+		end_init(&e, o->fd);
+		o->keeps = end_keeps_writes(&e);
+		o->pipe = e.kind == K_PIPE;
+		o->st = LAG_WRITING;
+	}
+	if (pthread_attr_init(&attr) != 0)
+		return -1;
+	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN + LAG_STACK);
+	pthread_mutex_lock(&l->lock);
+	for (k = 0; k < n && err == 0; k++)
+		if (l->out[k].st == LAG_WRITING)
+			err = start_out(l, k, &attr);
+	pthread_attr_destroy(&attr);
+	if (err == 0)
+		return 0;
+	l->ended = 1;
+	for (k = 0; k < n; k++)
+		pthread_cond_signal(&l->out[k].fed);
+	pthread_mutex_unlock(&l->lock);
+	for (k = 0; k < n; k++)
+		if (l->out[k].started)
+			pthread_join(l->out[k].tid, NULL);
+	return -1;
+}
+
