@@ -203,13 +203,15 @@ $(SANDBOX): t/sandbox.c
 	$(CC) -O2 -g -Wall -Wextra -o $@ t/sandbox.c
 
 # Unit tests of the engine, then shell tests of the commands: all of
-# them, or the unit tests and the scripts CHECK_TESTS names.
+# them, or the unit tests (CHECK_UNIT) and the scripts CHECK_TESTS names.
 CHECK_TESTS =
+CHECK_UNIT = $(UNITBIN)
 check: all unit $(INJECT) $(SANDBOX)
-	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(UNITBIN) $(CHECK_TESTS))
+	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(CHECK_UNIT) $(CHECK_TESTS))
 
 # make check as where the optional tools are missing (scripts/check-bare):
-# those BARE_TOOLS names hidden, every case passes or skips.
+# those BARE_TOOLS names hidden, every case passes or skips; the scripts
+# that can change without them, or those CHECK_TESTS names.
 BARE_TOOLS = strace python3 mandoc procps locales
 check-bare:
 	MAKE="$(MAKE)" BARE_TOOLS="$(BARE_TOOLS)" CHECK_TESTS="$(CHECK_TESTS)" \
@@ -483,13 +485,23 @@ check-valgrind: bin unit
 	BUILD="$(BUILD)" UNITBIN="$(UNITBIN)" TESTS="$(VALGRIND_TESTS)" \
 		VALGRIND="$(VALGRIND)" scripts/check-valgrind
 
-lint:
+# cppcheck, and clang-tidy on each file, each a rule of its own, so that
+# `make -j2 lint` runs two at once, a CPU each.
+lint: lint-cppcheck $(LINT_SRC:%=lint-tidy-%) $(LIB_AVX:%=lint-tidy-%)
+
+lint-cppcheck:
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 \
 		--inline-suppr -Iinclude -Isrc -Ilib -D_GNU_SOURCE $(LINT_SRC) \
 		$(LIB_AVX)
-	clang-tidy --quiet $(LINT_SRC) -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE \
+
+$(LINT_SRC:%=lint-tidy-%): lint-tidy-%:
+	clang-tidy --quiet $* -- $(CPPFLAGS) -Isrc -Ilib -D_GNU_SOURCE \
 		-DFORMAT_AVX
+
+lint-tidy-lib/format-avx2.c:
 	clang-tidy --quiet lib/format-avx2.c -- $(CPPFLAGS) -Ilib $(AVX2FLAGS)
+
+lint-tidy-lib/format-avx512.c:
 	clang-tidy --quiet lib/format-avx512.c -- $(CPPFLAGS) -Ilib $(AVX512FLAGS)
 
 soak: bin
@@ -505,6 +517,11 @@ check-gnu: bin
 # run by CI: see README): GNU coreutils' every test, and git's t/.
 check-gnu-all: bin
 	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) GNU_TESTS=all scripts/check-gnu
+
+# The GNU tree check-gnu tests with, fetched and built into its cache
+# alone (CI builds it behind its other steps).
+check-gnu-build:
+	GNU_TESTS=none scripts/check-gnu
 
 check-git: bin
 	SPATE_BIN=$(or $(SPATE_BIN),$(BUILD)) scripts/check-git
@@ -540,5 +557,6 @@ clean:
 	check-nonls check-cross $(ARCHES:%=check-cross-%) check-deb check-repro check-lintian dist distcheck \
 	bench bench-bin install install-bin install-bin-multi install-lib \
 	uninstall check-install check-example fuzz \
-	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint soak check-gnu check-gnu-all check-git check-fs check-diff \
+	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint lint-cppcheck \
+	$(LINT_SRC:%=lint-tidy-%) $(LIB_AVX:%=lint-tidy-%) soak check-gnu check-gnu-all check-gnu-build check-git check-fs check-diff \
 	check-diff-self check-fresh check-nspawn check-system check-upgrade clean

@@ -278,10 +278,6 @@ tee_side() {
 	tee_fault_at INJECT,ZEROCOPY $1 $2 "$3" 3 EIO $w
 }
 
-test_expect_success 'setup: a 4 MiB input' '
-	head -c 4194304 /dev/urandom >"$TRASH/in"
-'
-
 # One output: splice(2) straight from the input pipe to stdout.  A pipe
 # fails only as a writer, so any error is stdout's.
 tee_side pp splice in=0:out=1 stdout

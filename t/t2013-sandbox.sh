@@ -16,11 +16,13 @@
 # inputs a file, a pipe, a FIFO, a socket; outputs a pipe, a file, an
 # O_APPEND file, /dev/null, a socket, a FIFO, several at once, /dev/full;
 # tee -a and -p, cat -n, -A and -v.  The paths are sb_run's.  On the
-# paths marked full in SB_PATHS every call is refused with every error;
-# on the others each call with one error, a different one from path to
-# path, so that each (call, error, first or later) comes on several
-# (sb_specs; on the socket paths, where python3 starts in every run,
-# all the calls at once with two errors).
+# paths marked full in SB_PATHS every call is refused with an error of
+# each kind that the refusal rule (lib/refusal.c) and GNU tell apart
+# for it, the errors of a kind taken in turn from path to path; on the
+# others each call with one error, a different one from path to path,
+# so that each (call, error, first or later) comes on several (sb_specs;
+# on the socket paths, where python3 starts in every run, all the calls
+# at once with two errors).
 #
 # The expectation of each run is GNU's command run the same way under
 # the same refusals: its status, its stderr, each output byte for byte.
@@ -213,8 +215,12 @@ sb_same() {
 # sb_specs PATH WHEN I: the refusals of PATH (NAME:MODE, the I-th of
 # SB_PATHS), WHEN first or later, one a word: CALL:ERRNO, or all:ERRNO
 # for every call at once.  MODE:
-#   full	each call with each error; sendfile, which neither GNU nor
-#		spate makes, only among all
+#   full	each call with each error that lib/refusal.c (and GNU) tell
+#		apart for it (sb_classes): a class of one error is that
+#		error, a class of several is one of them, the (I + J)th for
+#		the Jth call, so that across the full paths each call meets
+#		each; sendfile, which neither GNU nor spate makes, only
+#		among all
 #   one		all, vmsplice, splice, tee, copy_file_range and
 #		F_SETPIPE_SZ, each with one error, the (I + J)th of ERRNOS
 #		for the Jth (round), so that each comes on several paths
@@ -228,20 +234,50 @@ sb_specs() {
 	esac
 	sp_j=0
 	for sp_call in $sp_calls; do
-		sp_j=$((sp_j + 1)) sp_k=0
-		for sp_e in $ERRNOS; do
-			sp_k=$((sp_k + 1))
-			case $1 in
-			*:one|*:all)
-				[ $((($3 + sp_j) % 5 + 1)) = $sp_k ] ||
-					continue ;;
-			esac
+		sp_j=$((sp_j + 1))
+		case $1 in
+		*:full)	sp_errs=$(sb_classes $sp_call $(($3 + sp_j))) ;;
+		*)	sp_errs=$(sb_nth $(($3 + sp_j)) $ERRNOS) ;;
+		esac
+		for sp_e in $sp_errs; do
 			case $2,$sp_call:$sp_e in
 			later,copy_file_range:EACCES) continue ;;
 			esac
 			echo "$sp_call:$sp_e"
 		done
 	done
+}
+
+# sb_classes CALL K: an error of each class of ERRNOS that the refusal
+# rule takes apart for CALL, the Kth (sb_nth) of a class of several.
+# is_refusal takes EACCES apart (copy_file_range's is the input's
+# error, in GNU's words; the others' a refusal), and EPERM, ENOSYS,
+# EINVAL and EOPNOTSUPP alike (a refusal; GNU's cat falls back on each);
+# pipe_grow_to halves F_SETPIPE_SZ's size on EPERM and stops on any
+# other.  F_GETPIPE_SZ's failure is one for every error, but it is
+# refused alone on the full paths only, too few to meet each in turn:
+# each error.  all refuses every call with the error: EACCES, EPERM,
+# and one of the rest.
+sb_classes() {
+	case $1 in
+	all)	set -- $2 EACCES EPERM "ENOSYS EINVAL EOPNOTSUPP" ;;
+	F_SETPIPE_SZ) set -- $2 EPERM "EACCES ENOSYS EINVAL EOPNOTSUPP" ;;
+	F_GETPIPE_SZ) set -- $2 $ERRNOS ;;
+	*)	set -- $2 EACCES "EPERM ENOSYS EINVAL EOPNOTSUPP" ;;
+	esac
+	sc_k=$1
+	shift
+	for sc_class in "$@"; do
+		sb_nth $sc_k $sc_class
+	done
+}
+
+# sb_nth K WORD...: the Kth WORD, counted from 0 and modulo their number.
+sb_nth() {
+	sn_k=$1
+	shift
+	shift $((sn_k % $#))
+	echo $1
 }
 
 # sb_wrap WHEN SPEC: set SB_WRAP to the words in front of the command
