@@ -219,16 +219,20 @@ publish(struct lag *l, size_t n)
 
 /*
  * Read the input's next bytes into the chunk (a record whole, into a
- * chunk of its own, through *SCRATCH).  Called with the lock, which it
- * lets go for the read.  Return as read(2), or -2 if no chunk could be
- * had (errno ENOMEM).
+ * chunk of its own, through *SCRATCH).  A read never asks for less than
+ * GNU's: one of a packet-mode pipe takes a packet, and one shorter than
+ * the packet loses the rest of it (pipe(7)), as a shorter read loses
+ * the rest of a device's record.  So where the chunk has less room, a
+ * read of GNU's size goes to *SCRATCH, and what does not fit goes into
+ * the next chunk.  Called with the lock, which it lets go for the read.
+ * Return as read(2), or -2 if no chunk could be had (errno ENOMEM).
  */
 static ssize_t
 read_next(struct lag *l, const struct end *in, char **scratch,
     size_t *size)
 {
 	ssize_t n;
-	size_t at;
+	size_t at, room;
 
 	if (in->records) {
 		/* A record read stays in *SCRATCH until a chunk takes it. */
@@ -251,9 +255,26 @@ read_next(struct lag *l, const struct end *in, char **scratch,
 	    next_chunk(l, LAG_CHUNK) == -1)
 		return errno = ENOMEM, -2;
 	at = l->cur->len;
-	pthread_mutex_unlock(&l->lock);
-	n = read_some(in->fd, l->cur->data + at, l->cur->cap - at);
-	pthread_mutex_lock(&l->lock);
+	room = l->cur->cap - at;
+	if (l->unplaced == 0 && room >= GNU_CHUNK) {
+		pthread_mutex_unlock(&l->lock);
+		n = read_some(in->fd, l->cur->data + at, room);
+		pthread_mutex_lock(&l->lock);
+		return n;
+	}
+	if (l->unplaced == 0) {
+		pthread_mutex_unlock(&l->lock);
+		n = read_some(in->fd, *scratch, GNU_CHUNK);
+		pthread_mutex_lock(&l->lock);
+		if (n <= 0)
+			return n;
+		l->unplaced = n;
+		l->placed = 0;
+	}
+	n = l->unplaced < room ? l->unplaced : room;
+	memcpy(l->cur->data + at, *scratch + l->placed, n);
+	l->placed += n;
+	l->unplaced -= n;
 	return n;
 }
 
@@ -426,7 +447,8 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	end_init(&input, in);
 	watch = (o->flags & SL_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
 	    (fcntl(in, F_GETFL) & O_ACCMODE) != O_WRONLY;
-	if ((input.records && (scratch = malloc(size = LAG_CHUNK)) == NULL) ||
+	if ((scratch = malloc(size = input.records ? LAG_CHUNK : GNU_CHUNK))
+	    == NULL ||
 	    (watch && (polls = calloc(n + 1, sizeof *polls)) == NULL))
 		r = -1;
 	if (polls != NULL)
@@ -444,7 +466,8 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 			pthread_cond_wait(&l->moved, &l->lock);
 			continue;
 		}
-		if (watch && !watch_outputs(l, polls))
+		/* What a read left in the scratch buffer goes first. */
+		if (watch && l->unplaced == 0 && !watch_outputs(l, polls))
 			continue;
 		r = read_next(l, &input, &scratch, &size);
 		/* Short of memory while outputs hold chunks: one comes back

@@ -82,8 +82,11 @@ struct lag {
 				   written but the write(2)s under way */
 	off_t in;		/* the bytes read */
 	struct lag_chunk *cur;	/* the chunk read into (the reader's) */
-	size_t unplaced;	/* a record read that no chunk took yet
-				   (the reader's) */
+	size_t unplaced;	/* the bytes of a read into the scratch
+				   buffer (a record, or a read of GNU's
+				   size) that no chunk took yet ... */
+	size_t placed;		/* ... after the PLACED bytes of it that
+				   one did (the reader's, both) */
 	struct lag_chunk *spares;
 	size_t nspare;
 };

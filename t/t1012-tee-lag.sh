@@ -299,6 +299,33 @@ test_expect_success SPATE,DEVFULL,GNU 'failures: GNU'\''s tee says the same' '
 	done
 '
 
+# A pipe in packet mode as the input: a read takes one packet, and one
+# that asks for less than the packet loses the rest of it.  Packets of
+# 1000 bytes end short of a chunk's end, where a read into what is left
+# of the chunk would ask for less; GNU's asks for 8 KiB every time.
+test_expect_success SPATE,PYTHON3 'a packet-mode pipe input: every byte' '
+	$SYS_CAT >packets.py <<-\EOF &&
+	import os, subprocess, sys
+	r, w = os.pipe2(os.O_DIRECT)
+	with open("out", "wb") as out:
+	    p = subprocess.Popen(sys.argv[2:], stdin=r, stdout=out)
+	os.close(r)
+	with open(sys.argv[1], "rb") as f:
+	    data = f.read()
+	for i in range(0, len(data), 1000):
+	    os.write(w, data[i:i + 1000])
+	os.close(w)
+	sys.exit(p.wait())
+	EOF
+	for m in wait drop; do
+		rm -f f out &&
+		test_python3 packets.py "$TRASH/small" \
+			tee --lag=1M --slow-output=$m f &&
+		test_cmp "$TRASH/small" f &&
+		test_cmp "$TRASH/small" out || return 1
+	done
+'
+
 test_expect_success SPATE,GNU 'the same file twice: as GNU'\''s tee, no lag' '
 	tee --lag=1M --slow-output=drop f f <"$TRASH/small" >/dev/null &&
 	$GNU_TEE g g <"$TRASH/small" >/dev/null &&
