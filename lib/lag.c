@@ -97,14 +97,15 @@ fastest(struct lag *l)
 	return least;
 }
 
-/* Return 1 if an output writing has bytes still to write. */
+/* Return 1 if an output writing holds a chunk: it comes back once
+ * written, even if the output has no byte left to write in it. */
 static int
 holding(struct lag *l)
 {
 	size_t k;
 
 	for (k = 0; k < l->n; k++)
-		if (l->out[k].st == LAG_WRITING && l->out[k].held > 0)
+		if (l->out[k].st == LAG_WRITING && l->out[k].head != NULL)
 			return 1;
 	return 0;
 }
@@ -417,9 +418,10 @@ lag_finish(struct lag *l, struct sl_out *outs,
 /*
  * sl_fanout_with, first (fanout.c): with a lag and two outputs or more,
  * the copy.  Return 0, or -1 with errno set when reading the input
- * failed; or 1 if nothing was done, and the copy is to be made as
+ * failed; or 1 if nothing was read, and the copy is to be made as
  * without a lag: none asked, one output, outputs that are the same
- * file (shared), or threads or memory not to be had.
+ * file (shared), or threads or memory not to be had (memory for the
+ * first chunk included: the threads then end without a write).
  */
 int
 lag_fanout(int in, struct sl_out *outs, size_t n,
@@ -431,7 +433,7 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	char *scratch = NULL;
 	size_t size = 0, k, live;
 	ssize_t r = 1;
-	int saved = 0, watch;
+	int saved = 0, watch, unread;
 
 	for (k = 0, live = 0; k < n; k++)
 		live += outs[k].fd != -1;
@@ -450,7 +452,7 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	if ((scratch = malloc(size = input.records ? LAG_CHUNK : GNU_CHUNK))
 	    == NULL ||
 	    (watch && (polls = calloc(n + 1, sizeof *polls)) == NULL))
-		r = -1;
+		r = -2;
 	if (polls != NULL)
 		polls[0].fd = in;
 	while (r > 0) {
@@ -488,10 +490,12 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 		pthread_mutex_lock(&l->lock);
 	}
 	saved = errno;
+	unread = r == -2 && l->in == 0 && l->unplaced == 0;
 	lag_finish(l, outs, o, fail, ctx);
+	unread = unread && !l->stopped;
 	lagout_put(l);
 	free(scratch);
 	free(polls);
 	errno = saved;
-	return r < 0 ? -1 : 0;
+	return unread ? 1 : r < 0 ? -1 : 0;
 }

@@ -89,25 +89,27 @@ chunk_reset(struct lag *l, struct lag_chunk *c)
 /*
  * L's next chunk, CAP bytes at least, empty, with one reference (the
  * reader's), starting at the stream's end: a spare, or one mapped
- * without the lock (held when called, and on return).  NULL if memory
- * is short.
+ * without the lock (held when called, and on return), or if memory is
+ * short, a spare that an output gave back meanwhile.  NULL if memory is
+ * short.
  */
 struct lag_chunk *
 lagout_chunk(struct lag *l, size_t cap)
 {
-	struct lag_chunk *c;
+	struct lag_chunk *c = NULL;
 
-	if (cap == LAG_CHUNK && l->spares != NULL) {
-		c = l->spares;
-		l->spares = c->spare;
-		l->nspare--;
-	} else {
+	if (cap != LAG_CHUNK || l->spares == NULL) {
 		pthread_mutex_unlock(&l->lock);
 		c = chunk_map(l->n, cap);
 		pthread_mutex_lock(&l->lock);
-		if (c == NULL)
-			return NULL;
 	}
+	if (c == NULL && cap == LAG_CHUNK && l->spares != NULL) {
+		c = l->spares;
+		l->spares = c->spare;
+		l->nspare--;
+	}
+	if (c == NULL)
+		return NULL;
 	chunk_reset(l, c);
 	return c;
 }
@@ -220,6 +222,8 @@ out_thread(void *arg)
 				o->tail = NULL;
 			o->off = 0;
 			lagout_unref(l, c);
+			/* A reader short of memory waits for it. */
+			pthread_cond_signal(&l->moved);
 			continue;
 		}
 		if (l->stopped || (c == NULL && l->ended)) {

@@ -380,3 +380,68 @@ TEST(failures_in_order)
 	}
 	watchdog(0);
 }
+
+/* The address space this process has mapped, in bytes (VmSize). */
+static rlim_t
+address_space(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long kb = 0;
+
+	if (f == NULL)
+		bail_out("/proc/self/status");
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	if (kb == 0)
+		bail_out("no VmSize");
+	return kb << 10;
+}
+
+/*
+ * Short of memory: under an address-space limit a little above what
+ * the process holds, raised a page at a time, the threads cannot be
+ * had, or some can, or all can and the first chunk cannot, or it can.
+ * Whichever: nothing read, the copy is made as without a lag, and every
+ * byte reaches both files; it is no read error.
+ */
+TEST(short_of_memory)
+{
+	size_t extra;
+	int fails = 0;
+
+	watchdog(120);
+	file_input(300000);
+	for (extra = 0; extra <= 4 * LAG_CHUNK; extra += 4096) {
+		int status;
+		pid_t pid;
+
+		if ((pid = xfork()) == 0) {
+			struct sl_out o[2];
+			struct seen s = { 0 };
+			struct rlimit was, tight;
+			int in = xopen("in", O_RDONLY), r;
+
+			o[0].fd = file("f0", NULL, 0);
+			o[1].fd = file("f1", NULL, 0);
+			if (getrlimit(RLIMIT_AS, &was) == -1)
+				_exit(2);
+			tight = was;
+			tight.rlim_cur = address_space() + extra;
+			if (setrlimit(RLIMIT_AS, &tight) == -1)
+				_exit(2);
+			r = run(in, o, 2, 1 << 20, SL_SLOW_CLOSE, &s);
+			setrlimit(RLIMIT_AS, &was);
+			_exit(r == 0 && s.log.calls == 0 && holds("f0", NULL) &&
+			    holds("f1", NULL) ? 0 : 1);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			fails++;
+	}
+	ok(fails == 0, "short of memory: every byte, as without a lag "
+	    "(%d limits of %zu failed)", fails, 4 * LAG_CHUNK / 4096 + 1);
+	watchdog(0);
+}
