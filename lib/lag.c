@@ -236,7 +236,10 @@ read_next(struct lag *l, const struct end *in, char **scratch,
 	size_t at, room;
 
 	if (in->records) {
-		/* A record read stays in *SCRATCH until a chunk takes it. */
+		/* A record read stays in *SCRATCH until a chunk takes it,
+		 * whole: records are packed into chunks, so that a chunk's
+		 * cost counts against the lag however small they are (no
+		 * output keeps them apart here: records_kept). */
 		if (l->unplaced == 0) {
 			pthread_mutex_unlock(&l->lock);
 			n = read_input(in, scratch, size, *size);
@@ -245,9 +248,12 @@ read_next(struct lag *l, const struct end *in, char **scratch,
 				return n;
 			l->unplaced = n;
 		}
-		if (next_chunk(l, l->unplaced) == -1)
+		if ((l->cur == NULL ||
+		    l->cur->cap - l->cur->len < l->unplaced) &&
+		    next_chunk(l, l->unplaced > LAG_CHUNK ? l->unplaced :
+		    LAG_CHUNK) == -1)
 			return errno = ENOMEM, -2;
-		memcpy(l->cur->data, *scratch, l->unplaced);
+		memcpy(l->cur->data + l->cur->len, *scratch, l->unplaced);
 		n = l->unplaced;
 		l->unplaced = 0;
 		return n;
@@ -338,6 +344,31 @@ watch_outputs(struct lag *l, struct pollfd *p)
 			lagout_drain(l, o);
 			pthread_cond_signal(&o->fed);
 		}
+	return 0;
+}
+
+/*
+ * Return 1 if the input keeps records apart and an output keeps writes
+ * apart (a packet-mode pipe, a record socket): each record is to reach
+ * such an output as a write of its own, as without a lag, and the lag's
+ * chunks pack records together.
+ */
+static int
+records_kept(int in, struct sl_out *outs, size_t n)
+{
+	struct end e;
+	size_t i;
+
+	end_init(&e, in);
+	if (!e.records)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (outs[i].fd == -1)
+			continue;
+		end_init(&e, outs[i].fd);
+		if (end_keeps_writes(&e))
+			return 1;
+	}
 	return 0;
 }
 
@@ -438,7 +469,8 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	for (k = 0, live = 0; k < n; k++)
 		live += outs[k].fd != -1;
 	if ((o->lag == 0 && o->slow == SL_SLOW_WAIT) || live < 2 ||
-	    shared(in, outs, n) || (l = calloc(1, sizeof *l)) == NULL)
+	    shared(in, outs, n) || records_kept(in, outs, n) ||
+	    (l = calloc(1, sizeof *l)) == NULL)
 		return 1;
 	l->lag = o->lag;
 	l->slow = o->slow;
@@ -484,7 +516,11 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 		publish(l, r);
 		if (o->progress == NULL || (best = fastest(l)) == -1)
 			continue;
-		best = l->in - best;
+		/* The fastest may fail, and the next be behind it: what was
+		 * told stays told. */
+		if ((best = l->in - best) <= l->told)
+			continue;
+		l->told = best;
 		pthread_mutex_unlock(&l->lock);
 		o->progress(ctx, best);
 		pthread_mutex_lock(&l->lock);

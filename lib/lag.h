@@ -81,6 +81,7 @@ struct lag {
 	int stopped;		/* FAIL asked to stop: nothing more is
 				   written but the write(2)s under way */
 	off_t in;		/* the bytes read */
+	off_t told;		/* the most the progress hook was told */
 	struct lag_chunk *cur;	/* the chunk read into (the reader's) */
 	size_t unplaced;	/* the bytes of a read into the scratch
 				   buffer (a record, or a read of GNU's
