@@ -356,6 +356,14 @@ check-system:
 check-upgrade:
 	VERSION=$(VERSION) scripts/check-fresh upgrade
 
+# Every check CI has, as before a release: .ci/run --release (root: it
+# installs what they need), the proofs a commit's CI may skip run
+# whatever is recorded, with the release's own (the whole suite on s390x
+# too, the 50 GiB soak, distcheck's and check-fresh's whole runs, the
+# package build in a fresh root, check-upgrade).
+check-release:
+	bash .ci/run --release
+
 # The benchmark's helper programs (bench/*.c), then the quick benchmark.
 BENCHBIN = $(BUILD)/bench/drain $(BUILD)/bench/fan $(BUILD)/bench/limit-yes \
 	$(BUILD)/bench/limit-tee $(BUILD)/bench/limit-cat
@@ -559,4 +567,5 @@ clean:
 	uninstall check-install check-example fuzz \
 	$(FUZZ_TARGETS:%=fuzz-%) check-valgrind lint lint-cppcheck \
 	$(LINT_SRC:%=lint-tidy-%) $(LIB_AVX:%=lint-tidy-%) soak check-gnu check-gnu-all check-gnu-build check-git check-fs check-diff \
-	check-diff-self check-fresh check-nspawn check-system check-upgrade clean
+	check-diff-self check-fresh check-nspawn check-system check-upgrade \
+	check-release clean
