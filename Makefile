@@ -26,7 +26,7 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 endif
 CMD = src/cmd.c src/quote.c
 # --progress's display, for the commands that copy (cat, tee).
-PROGRESS = src/progress.c
+PROGRESS = src/progress.c src/progress-line.c
 # The fan-out's unit tests: its rounds, lanes, stalls and held signals.
 FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 	t/unit/test_signals.c t/unit/test_lag.c
@@ -61,8 +61,9 @@ CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 PROGRESSOBJ = $(PROGRESS:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/spate.h src/cmd.h src/progress.h lib/cpu.h lib/engine.h \
-	lib/fanout.h lib/lag.h lib/format.h lib/format-loops.h lib/sys.h
+HDR = include/spate.h src/cmd.h src/progress.h src/progress-line.h \
+	lib/cpu.h lib/engine.h lib/fanout.h lib/lag.h lib/format.h \
+	lib/format-loops.h lib/sys.h
 
 # The engine starts threads (lib/lanes.c): before glibc 2.34 that takes
 # libpthread, which -pthread links (spate.pc asks for it too, for a

@@ -66,9 +66,10 @@ progress_drain() {
 	$SYS_CAT
 }
 
-# The final line for N bytes: "N bytes (H) copied in M:SS[, R/s]".
+# The final line for N bytes: "N bytes (H) copied in T, R/s", T in
+# seconds ("0.0123 s") or M:SS.
 progress_final() {
-	echo "^$1 bytes\( (.*)\)\{0,1\} copied in [0-9]*:[0-9][0-9]\(, .*/s\)\{0,1\} *\$"
+	echo "^$1 bytes\{0,1\}\( (.*)\)\{0,1\} copied in \([0-9.]* s\|[0-9]*:[0-9][0-9]\), [0-9.]* [KMGTPEi]*B/s *\$"
 }
 
 test_expect_success 'setup: inputs' '
@@ -81,7 +82,7 @@ test_expect_success SPATE '--help lists --progress under Extensions' '
 	for c in cat tee; do
 		$c --help >help &&
 		sed -n "/^Extensions:\$/,/^\$/p" help >block &&
-		grep -q "^      --progress  *[a-z]" block || return 1
+		grep -q "^      --progress\[=SIZE\]  *[a-z]" block || return 1
 	done
 '
 
@@ -91,6 +92,37 @@ test_expect_success SPATE 'cat, stderr a file: the output intact, one final line
 	cmp expect out &&
 	test $(wc -l <err) = 1 &&
 	grep "$(progress_final $(test_file_size expect))" err
+'
+
+test_expect_success SPATE 'sizes in units of three figures, never four' '
+	for n in 999 1023 1000 1024; do
+		head -c $((n * 1024)) /dev/zero >in &&
+		cat --progress in >out 2>err &&
+		sed -n "s/^[0-9]* bytes (\(.*\)) copied in .*/\1/p" err \
+			>>actual || return 1
+	done &&
+	printf "%s\n" "999 KiB" "1.00 MiB" "0.98 MiB" "1.00 MiB" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success SPATE,GNU '--progress=SIZE: SIZE as head -c takes it' '
+	cat --progress=1K "$TRASH/one" >out 2>err &&
+	cmp "$TRASH/one" out &&
+	grep "$(progress_final 4)" err &&
+	$SYS_CAT "$TRASH/one" | tee --progress=2MB >out 2>err &&
+	cmp "$TRASH/one" out &&
+	grep "$(progress_final 4)" err &&
+	for c in cat tee; do
+		for size in x 1X 99999999999999999999; do
+			test_expect_code 1 head -c $size </dev/null \
+				2>err &&
+			sed "s/^head:/$c:/" err >expect &&
+			test_expect_code 1 $c --progress=$size </dev/null \
+				>out 2>actual &&
+			test_cmp expect actual &&
+			test_must_be_empty out || return 1
+		done
+	done
 '
 
 test_expect_success SPATE 'cat, a pipe input, and - twice: the output intact' '
