@@ -153,3 +153,72 @@ tty_feed() {
 tty_has() {
 	[ "$(tty_count "$1" "$2" "$4")" -ge "$3" ]
 }
+
+# Fields of a line, as extended regular expressions: TTY_RATE a rate,
+# TTY_RUNNING a rate, a percentage and a time left, TTY_FINAL a final
+# line's time and rate at its end.
+TTY_RATE='[0-9.]+ ([KMGTPE]i)?B/s'
+TTY_RUNNING="$TTY_RATE,? [0-9]+%,? [0-9:]+"
+TTY_FINAL='([0-9]+\.[0-9]+ s|[0-9]+:[0-9][0-9](:[0-9][0-9])?),? '"$TTY_RATE"' *$'
+
+# tty_drain CMD...: a slow reader.  Copy 64 KiB of stdin to stdout every
+# 0.1 s until CMD succeeds; fail after about 60 s.
+tty_drain() {
+	td_i=0
+	until "$@"; do
+		[ $td_i -lt 600 ] || {
+			echo "tty_drain: never: $*" >&2
+			return 1
+		}
+		head -c 65536 || return 1
+		sleep 0.1
+		td_i=$((td_i + 1))
+	done
+}
+
+# tty_after LOG AT MAX N PATTERN: what LOG holds past its first AT bytes
+# (put in the file tail) has at least N segments of at most MAX
+# characters that match PATTERN.
+tty_after() {
+	tail -c +$(($2 + 1)) "$1" >tail && tty_has tail "$3" "$4" "$5"
+}
+
+# tty_event WORD: print the rest of the first line of the file events
+# that starts with WORD; fail if there is none.
+tty_event() {
+	sed -n "s/^$1 //p" events | sed -n 1p | grep .
+}
+
+# tty_seen WORD: the file events has a line that starts with WORD.
+tty_seen() {
+	grep -q "^$1 " events 2>/dev/null
+}
+
+# tty_final LOG: put LOG's last segment in the file final, and print
+# its time in seconds and its rate in bytes a second.
+tty_final() {
+	tty_segments "$1" | tail -n 1 >final &&
+	awk '{
+		t = $0; sub(/,? [0-9.]+ [KMGTPEi]*B\/s *$/, "", t)
+		sub(/ s$/, "", t); sub(/.* /, "", t)
+		if (t ~ /:/) { n = split(t, p, ":"); t = 0
+			for (i = 1; i <= n; i++) t = t * 60 + p[i] }
+		match($0, /[0-9.]+ [KMGTPEi]*B\/s *$/)
+		split(substr($0, RSTART), r, " ")
+		m = index("KMGTPE", substr(r[2], 1, 1))
+		print t + 0, r[1] * (r[2] ~ /^B/ ? 1 : 1024 ^ m)
+	}' final
+}
+
+# tty_final_ok LOG BYTES: the final line in LOG is one of its own (the
+# only line end in LOG), has a time and a rate (TTY_FINAL), and the rate
+# times the time is BYTES, to the three figures each is given in.  What
+# tty_final prints is left in the file figures.
+tty_final_ok() {
+	test "$(tr -dc '\n' <"$1" | wc -c)" = 1 &&
+	tty_final "$1" >figures &&
+	grep -Eq "$TTY_FINAL" final &&
+	awk -v bytes="$2" '$1 * $2 < bytes * 0.985 || $1 * $2 > bytes * 1.015 {
+		print "time " $1 " times rate " $2 " is not " bytes; exit 1
+	}' figures
+}
