@@ -43,6 +43,26 @@ append(char *buf, size_t *len, const char *fmt, ...)
 }
 
 /*
+ * Append V, at least 0, to BUF with DECIMALS decimals after a '.',
+ * whatever the locale's LC_NUMERIC says: the line is English, and a
+ * decimal comma would read as the comma between two fields.
+ */
+static void
+append_fixed(char *buf, size_t *len, double v, int decimals)
+{
+	long long scale = 1, n;
+	int k;
+
+	for (k = 0; k < decimals; k++)
+		scale *= 10;
+	n = (long long)(v * scale + 0.5);
+	if (decimals == 0)
+		append(buf, len, "%lld", n);
+	else
+		append(buf, len, "%lld.%0*lld", n / scale, decimals, n % scale);
+}
+
+/*
  * Append V bytes in binary units to BUF, in three figures at most, so
  * that two figures side by side are in the same unit when they are
  * close: "999 MiB", then "0.98 GiB", never "1001 MiB"; "0.40 B" (a
@@ -59,10 +79,9 @@ append_size(char *buf, size_t *len, double v)
 		u++;
 	}
 	if (u < 0 && v == (double)(long long)v)
-		append(buf, len, "%.0f", v);
+		append_fixed(buf, len, v, 0);
 	else
-		append(buf, len, v < 9.995 ? "%.2f" : v < 99.95 ? "%.1f" :
-		    "%.0f", v);
+		append_fixed(buf, len, v, v < 9.995 ? 2 : v < 99.95 ? 1 : 0);
 	if (u < 0)
 		append(buf, len, " B");
 	else
@@ -98,11 +117,16 @@ append_took(char *buf, size_t *len, long long ns)
 		append_clock(buf, len, ns / 1000000);
 		return;
 	}
-	if (s < 9.995)
-		for (decimals = 2, x = s; x < 0.9995 && decimals < 9;
-		    x *= 10)
+	if (s < 9.995) {
+		decimals = 2;
+		x = s;
+		while (x < 0.9995 && decimals < 9) {
+			x *= 10;
 			decimals++;
-	append(buf, len, "%.*f s", decimals, s);
+		}
+	}
+	append_fixed(buf, len, s, decimals);
+	append(buf, len, " s");
 }
 
 /* Append to BUF the line for FIG in the form of flags FORM. */

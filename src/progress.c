@@ -36,6 +36,9 @@
 #define RATE_WINDOW_MS	3000
 #define SAMPLES		(RATE_WINDOW_MS / TTY_EVERY_MS + 1)
 
+/* The longest time left a line tells: a thousand days. */
+#define LEFT_MAX_MS	(1000 * 86400 * 1000.0)
+
 enum display {
 	D_OFF,		/* nothing shown: not asked, no standard error,
 			   or a write to it failed */
@@ -272,6 +275,7 @@ running_figures(struct figures *fig, long long run)
 {
 	const struct sample *s = &pg.samples[0];
 	size_t k, kept = pg.nsamples < SAMPLES ? pg.nsamples : SAMPLES;
+	double left;
 
 	for (k = 0; k < kept; k++) {
 		s = &pg.samples[(pg.nsamples - 1 - k) % SAMPLES];
@@ -286,9 +290,11 @@ running_figures(struct figures *fig, long long run)
 	fig->took_ns = -1;
 	if (pg.total > 0 && pg.bytes <= pg.total) {
 		fig->percent = pg.bytes * 100.0 / pg.total;
-		if (pg.bytes > 0)
-			fig->left_ms = (pg.total - pg.bytes) * (double)run /
-			    pg.bytes;
+		left = pg.bytes > 0 ? (pg.total - pg.bytes) * (double)run /
+		    pg.bytes : -1;
+		/* Past LEFT_MAX_MS, a guess from a SIZE far too large. */
+		if (left >= 0 && left < LEFT_MAX_MS)
+			fig->left_ms = left;
 	}
 }
 

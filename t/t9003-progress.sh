@@ -11,6 +11,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 . "$TEST_DIR/lib-data.sh"
+. "$TEST_DIR/lib-nls.sh"
 
 # TTY: util-linux's script(1) runs a command with a terminal as its
 # standard error.
@@ -104,6 +105,13 @@ test_expect_success SPATE 'sizes in units of three figures, never four' '
 	done &&
 	printf "%s\n" "999 KiB" "1.00 MiB" "0.98 MiB" "1.00 MiB" >expect &&
 	test_cmp expect actual
+'
+
+test_expect_success SPATE,LOCALE_DE 'in German: English, a decimal point' '
+	LC_ALL=de_DE.UTF-8 cat --progress "$TRASH/big" >out 2>err &&
+	cmp "$TRASH/big" out &&
+	grep "$(progress_final 4000000)" err &&
+	grep -Fq "4000000 bytes (3.81 MiB) copied in " err
 '
 
 test_expect_success SPATE,GNU '--progress=SIZE: SIZE as head -c takes it' '
