@@ -26,7 +26,7 @@ $(BUILD)/lib/format-avx512.o $(BUILD)/pic/lib/format-avx512.o: \
 endif
 CMD = src/cmd.c src/quote.c
 # --progress's display, for the commands that copy (cat, tee).
-PROGRESS = src/progress.c
+PROGRESS = src/progress.c src/progress-line.c
 # The fan-out's unit tests: its rounds, lanes, stalls and held signals.
 FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 	t/unit/test_signals.c t/unit/test_lag.c
@@ -61,8 +61,9 @@ CMDOBJ = $(CMD:%.c=$(BUILD)/%.o)
 PROGRESSOBJ = $(PROGRESS:%.c=$(BUILD)/%.o)
 MULTIOBJ = $(COMMANDS:%=$(BUILD)/multi/%.o) $(BUILD)/src/multicall.o
 UNITBIN = $(UNIT:t/unit/%.c=$(BUILD)/unit/%)
-HDR = include/spate.h src/cmd.h src/progress.h lib/cpu.h lib/engine.h \
-	lib/fanout.h lib/lag.h lib/format.h lib/format-loops.h lib/sys.h
+HDR = include/spate.h src/cmd.h src/progress.h src/progress-line.h \
+	lib/cpu.h lib/engine.h lib/fanout.h lib/lag.h lib/format.h \
+	lib/format-loops.h lib/sys.h
 
 # The engine starts threads (lib/lanes.c): before glibc 2.34 that takes
 # libpthread, which -pthread links (spate.pc asks for it too, for a
@@ -462,14 +463,16 @@ FUZZFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 VALGRIND = valgrind -q --leak-check=full --error-exitcode=1 \
 	--suppressions=$(CURDIR)/t/valgrind.supp
-# The shell tests run with yes and tee under valgrind: those that do not
-# depend on argv[0], on spare descriptors, or on speed, and inject no
+# The shell tests run with yes, tee and cat under valgrind: those that do
+# not depend on argv[0], on spare descriptors, or on speed, and inject no
 # faults with strace (t0004 does: its EINTR reaches valgrind's own writes
 # too, and valgrind dies of one in the fork the engine makes to probe a
-# call under strace's seccomp filter).
+# call under strace's seccomp filter); --progress's but t9005, which
+# counts descriptors and calls, and stops on ^Z, which valgrind does not.
 VALGRIND_TESTS = t/t0001-yes-basic.sh \
 	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
-	t/t1007-tee-open-errors.sh
+	t/t1007-tee-open-errors.sh \
+	t/t9003-progress.sh t/t9004-progress-tty.sh
 LINT_SRC = $(LIB) $(CMD) $(PROGRESS) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50

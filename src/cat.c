@@ -33,7 +33,7 @@ static const struct option long_options[] = {
 	{ "show-all", no_argument, NULL, 'A' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
-	{ "progress", no_argument, NULL, PROGRESS_OPTION },
+	{ "progress", optional_argument, NULL, PROGRESS_OPTION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -75,7 +75,8 @@ usage(void)
 	    program_invocation_name, program_invocation_name);
 	fputs(_("\n"
 	    "Extensions:\n"
-	    "      --progress           show on standard error how far the copy has come\n"),
+	    "      --progress[=SIZE]    show on standard error how far the copy has come\n"
+	    "                             (out of SIZE bytes, if given)\n"),
 	    stdout);
 	cmd_help_footer("cat");
 	exit(cmd_flush_stdout());
@@ -233,6 +234,8 @@ main(int argc, char *argv[])
 			break;
 		case PROGRESS_OPTION:
 			progress = 1;
+			if (optarg != NULL)
+				progress_expect(optarg);
 			break;
 		case 'h':
 			usage();

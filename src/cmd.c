@@ -153,3 +153,16 @@ cmd_size(const char *arg, off_t *size)
 	*size = (off_t)v;
 	return 0;
 }
+
+off_t
+cmd_size_arg(const char *arg)
+{
+	off_t size;
+
+	if (cmd_size(arg, &size) == 0)
+		return size;
+	if (errno == EOVERFLOW)
+		errx(1, "%s: %s: %s", _("invalid number of bytes"),
+		    cmd_quote(arg), strerror(errno));
+	errx(1, "%s: %s", _("invalid number of bytes"), cmd_quote(arg));
+}

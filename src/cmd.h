@@ -69,6 +69,13 @@ const char *cmd_quote(const char *arg);
  */
 int cmd_size(const char *arg, off_t *size);
 
+/*
+ * Return the size ARG says (cmd_size), or exit 1 with head -c's message
+ * for a bad one: "invalid number of bytes: 'ARG'", and the reason if it
+ * is too large.
+ */
+off_t cmd_size_arg(const char *arg);
+
 /* Report error ERR about file NAME as GNU does: "PROGRAM: NAME: strerror",
  * NAME quoted by cmd_quotef. */
 void cmd_warn_name(const char *name, int err);

@@ -3,7 +3,8 @@
  * error.  The engine tells progress_update of every chunk it moves
  * (sl_progress_fn); the line is drawn from there when it is due, read
  * on the process's own clock, so that the data path makes no system
- * call more.  Nothing is shown where standard error is closed or is the
+ * call more.  On a terminal, each line is fitted to its width as it is
+ * then, and none is drawn while the process is in the background.  Nothing is shown where standard error is closed or is the
  * file standard output is (the lines would be in the data), and a
  * write to it that fails stops the display and nothing else.
  */
@@ -15,9 +16,18 @@
 #include "spate.h"
 
 /*
+ * --progress=SIZE: the copy moves ARG bytes, a size as head -c takes
+ * it, whatever progress_start is told.  Exit 1 with head's message if
+ * ARG is no such size.
+ */
+void progress_expect(const char *arg);
+
+/*
  * Start the display, for a copy of TOTAL bytes (-1: not known, and the
  * lines then say no percentage and no time left).  The final line is
- * printed at exit, however the command ends but by a signal.
+ * printed at exit, however the command ends but by a signal.  From now
+ * on the time stopped by ^Z (SIGTSTP) is left out of the times and
+ * rates.
  */
 void progress_start(off_t total);
 

@@ -47,7 +47,7 @@ static const struct option long_options[] = {
 	{ "output-error", optional_argument, NULL, 'p' },
 	{ "lag", required_argument, NULL, OPT_LAG },
 	{ "slow-output", required_argument, NULL, OPT_SLOW },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "progress", optional_argument, NULL, OPT_PROGRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
@@ -92,7 +92,8 @@ usage(void)
 	    "                              further behind: 'wait' for it (the default),\n"
 	    "                              'close' it, or 'drop' what does not fit;\n"
 	    "                              without --lag, a lag of 4 MiB\n"
-	    "      --progress            show on standard error how far the copy has come\n"),
+	    "      --progress[=SIZE]     show on standard error how far the copy has come\n"
+	    "                              (out of SIZE bytes, if given)\n"),
 	    stdout);
 	cmd_help_footer("tee");
 	exit(cmd_flush_stdout());
@@ -257,6 +258,8 @@ main(int argc, char *argv[])
 			break;
 		case OPT_PROGRESS:
 			r.opts.progress = progress_update;
+			if (optarg != NULL)
+				progress_expect(optarg);
 			break;
 		case 'h':
 			usage();
