@@ -297,8 +297,10 @@ main(int argc, char *argv[])
 	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &r.opts, failed,
 	    &r) == -1) {
 		progress_break();
-		/* The engine's own pipe is no read of the input's. */
+		/* The engine's own pipe is no read of the input's; the lag's
+		 * threads or memory refused are no read at all. */
 		warn("%s", side == SL_PRIVATE ? _("internal pipe") :
+		    side == SL_MEMORY ? _("cannot start the lag") :
 		    _("read error"));
 		r.ok = 0;
 	}

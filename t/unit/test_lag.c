@@ -438,12 +438,22 @@ address_space_exact(void)
 	return 0;
 }
 
+/* Return 1 if file NAME is empty. */
+static int
+empty(const char *name)
+{
+	struct stat st;
+
+	return stat(name, &st) == 0 && st.st_size == 0;
+}
+
 /*
  * Short of memory: under an address-space limit a little above what
  * the process holds, raised a page at a time, the threads cannot be
  * had, or some can, or all can and the first chunk cannot, or it can.
- * Whichever: nothing read, the copy is made as without a lag, and every
- * byte reaches both files; it is no read error.
+ * Whichever: the lag is refused before a read (SL_MEMORY, the files
+ * empty), or every byte reaches both files; never a copy made silently
+ * without the lag asked for.
  */
 TEST(short_of_memory)
 {
@@ -462,7 +472,11 @@ TEST(short_of_memory)
 			struct sl_out o[2];
 			struct seen s = { 0 };
 			struct rlimit was, tight;
-			int in = xopen("in", O_RDONLY), r;
+			enum sl_side side = 0;
+			struct sl_fanout_opts opts = { .lag = 1 << 20,
+			    .slow = SL_SLOW_CLOSE, .slow_fn = on_slow,
+			    .side = &side };
+			int in = xopen("in", O_RDONLY), r, err;
 
 			o[0].fd = file("f0", NULL, 0);
 			o[1].fd = file("f1", NULL, 0);
@@ -472,8 +486,13 @@ TEST(short_of_memory)
 			tight.rlim_cur = address_space() + extra;
 			if (setrlimit(RLIMIT_AS, &tight) == -1)
 				_exit(2);
-			r = run(in, o, 2, 1 << 20, SL_SLOW_CLOSE, &s);
+			r = sl_fanout_with(in, o, 2, &opts, on_fail, &s);
+			err = errno;
 			setrlimit(RLIMIT_AS, &was);
+			if (r == -1)
+				_exit(side == SL_MEMORY && (err == ENOMEM ||
+				    err == EAGAIN) && s.log.calls == 0 &&
+				    empty("f0") && empty("f1") ? 0 : 1);
 			_exit(r == 0 && s.log.calls == 0 && holds("f0", NULL) &&
 			    holds("f1", NULL) ? 0 : 1);
 		}
@@ -481,7 +500,7 @@ TEST(short_of_memory)
 		    WEXITSTATUS(status) != 0)
 			fails++;
 	}
-	ok(fails == 0, "short of memory: every byte, as without a lag "
-	    "(%d limits of %zu failed)", fails, 4 * LAG_CHUNK / 4096 + 1);
+	ok(fails == 0, "short of memory: refused before a read, or every "
+	    "byte (%d limits of %zu failed)", fails, 4 * LAG_CHUNK / 4096 + 1);
 	watchdog(0);
 }
