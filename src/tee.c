@@ -87,11 +87,15 @@ usage(void)
 	fputs(_("\n"
 	    "Extensions:\n"
 	    "      --lag=SIZE            let each output fall up to SIZE bytes behind\n"
-	    "                              the fastest (SIZE as head -c takes it)\n"
-	    "      --slow-output=MODE    what becomes of an output that would fall\n"
-	    "                              further behind: 'wait' for it (the default),\n"
-	    "                              'close' it, or 'drop' what does not fit;\n"
-	    "                              without --lag, a lag of 4 MiB\n"
+	    "                              the fastest (SIZE as head -c takes it); the\n"
+	    "                              input then goes through memory, a thread\n"
+	    "                              for each output: 2-3 times the CPU time\n"
+	    "      --slow-output=MODE    what becomes of a slow output: 'wait' for it\n"
+	    "                              (the default), 'close' it, or 'drop' what\n"
+	    "                              it misses; without --lag, a lag of 4 MiB.\n"
+	    "                              An output is slow when it is more than the\n"
+	    "                              lag behind and has not taken 8 KiB in 2\n"
+	    "                              seconds; a file or a device is never slow\n"
 	    "      --progress            show on standard error how far the copy has come\n"),
 	    stdout);
 	cmd_help_footer("tee");
