@@ -461,7 +461,7 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1 \
 # call under strace's seccomp filter).
 VALGRIND_TESTS = t/t0001-yes-basic.sh \
 	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
-	t/t1007-tee-open-errors.sh
+	t/t1007-tee-open-errors.sh t/t1012-tee-lag.sh t/t1014-tee-lag-errors.sh
 LINT_SRC = $(LIB) $(CMD) $(PROGRESS) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c
 SOAK_GIB = 50

@@ -288,8 +288,9 @@ test_expect_success SPATE,PYTHON3 'a packet-mode pipe input: every byte' '
 # for these 300,000 once).  The peak resident size of tee, once the
 # file output has every record, stays under 16 MiB: the 4 MiB lag and
 # what the process is anyway.  Not where tee's memory is not its own:
-# the sanitizer build's shadow, qemu-user's (NATIVE), as in t2007.
-[ "${SPATE_SAN:-}" = 1 ] ||
+# the sanitizer build's shadow, valgrind's, qemu-user's (NATIVE), as in
+# t2007.
+[ "${SPATE_SAN:-}" = 1 ] || [ "${SPATE_VALGRIND:-}" = 1 ] ||
 test_expect_success SPATE,PYTHON3,NATIVE 'one-byte records, an output stalled: memory bound by the lag' '
 	$SYS_CAT >records.py <<-\EOF &&
 	import os, socket, subprocess, sys, time
