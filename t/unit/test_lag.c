@@ -381,6 +381,66 @@ TEST(failures_in_order)
 	watchdog(0);
 }
 
+/* Fill pipe P's write end till it takes no more; return the count. */
+static size_t
+fill(int p)
+{
+	static const char junk[4096];
+	size_t n = 0;
+	ssize_t k;
+	int fl = fcntl(p, F_GETFL);
+
+	fcntl(p, F_SETFL, fl | O_NONBLOCK);
+	while ((k = write(p, junk, sizeof junk)) > 0)
+		n += k;
+	fcntl(p, F_SETFL, fl);
+	return n;
+}
+
+/*
+ * A stop while an output's thread is blocked in write(2) on a full pipe
+ * whose reader never reads: the call returns at once, the failure told
+ * alone, and the pipe let go (fd -1), its thread closing it once that
+ * write returns (or, stopped before its first write, the thread ended
+ * and the fd left to the caller).  The pipe, read afterwards, holds
+ * what filled it, then a prefix of the input.  In every mode.
+ */
+TEST(stop_lets_go)
+{
+	enum sl_slow slow;
+
+	watchdog(120);
+	make_data(1 << 20);
+	for (slow = SL_SLOW_WAIT; slow <= SL_SLOW_DROP; slow++) {
+		struct sl_out o[3];
+		struct seen s = { .log.stop = 1 };
+		unsigned char *got;
+		int in = feeder(65536), p[2], r;
+		size_t len, full;
+
+		xpipe(p);
+		full = fill(p[1]);
+		o[0].fd = xopen("/dev/null", O_WRONLY);
+		o[1].fd = xopen("/dev/full", O_WRONLY);
+		o[2].fd = p[1];
+		r = run(in, o, 3, 1 << 20, slow, &s);
+		ok(r == 0 && s.log.calls == 1 && s.log.order[0] == 1 &&
+		    s.log.err == ENOSPC && s.closed[2] == 0,
+		    "stop (mode %d): returns, the failure told alone", slow);
+		close_outs(o, 3);
+		got = drain(p[0], &len);
+		ok(len >= full && len - full < datalen &&
+		    memcmp(got + full, data, len - full) == 0,
+		    "stop (mode %d): the pipe had a prefix, %zu bytes", slow,
+		    len - full);
+		free(got);
+		close(p[0]);
+		close(in);
+		reap();
+	}
+	watchdog(0);
+}
+
 /* The address space this process has mapped, in bytes (VmSize). */
 static rlim_t
 address_space(void)
