@@ -29,7 +29,7 @@ CMD = src/cmd.c src/quote.c
 PROGRESS = src/progress.c
 # The fan-out's unit tests: its rounds, lanes, stalls and held signals.
 FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
-	t/unit/test_signals.c t/unit/test_lag.c
+	t/unit/test_signals.c t/unit/test_lag.c t/unit/test_lag_ends.c
 # The refusal rule's tests put seccomp filters on children, with the
 # kernel's <linux/seccomp.h>, which musl's headers lack: the static
 # build (check-static) leaves them out (SECCOMP_UNIT=); its refusal.c is
@@ -50,7 +50,7 @@ UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
-UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
