@@ -95,7 +95,7 @@ usage(void)
 	    "                              it misses; without --lag, a lag of 4 MiB.\n"
 	    "                              An output is slow when it is more than the\n"
 	    "                              lag behind and has not taken 8 KiB in 2\n"
-	    "                              seconds; a file or a device is never slow\n"
+	    "                              seconds.  A file or a device never is.\n"
 	    "      --progress            show on standard error how far the copy has come\n"),
 	    stdout);
 	cmd_help_footer("tee");

@@ -5,11 +5,10 @@
 # 128 KiB.  Every output holds the input, a prefix of it (closed), or
 # the input less whole chunks (dropped), into pipes, FIFOs, files and
 # sockets; a stalled output is a FIFO whose reader takes nothing until
-# the case lets it.  Where outputs may be closed or drop, one output
-# alone is fast: of two fast ones, the one the scheduler keeps off its
-# CPU may fall behind the other as a slow one does.  The options'
-# parsing and messages; -p and --output-error tell what GNU's tee tells
-# where no output lags.
+# the case lets it, closed or dropped once a write to it has waited 2
+# s (t1013: files and a pipe that is read never are, under load).  The
+# options' parsing and messages; -p and --output-error tell what GNU's
+# tee tells where no output lags.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"
 
@@ -23,6 +22,13 @@ test_expect_success SPATE '--help lists the extensions' '
 	grep "^Extensions:$" help &&
 	grep "^      --lag=SIZE  " help &&
 	grep "^      --slow-output=MODE  " help
+'
+
+test_expect_success SPATE '--help says when an output is slow, and the cost' '
+	tee --help >help &&
+	tr -s " \n" "  " <help >words &&
+	grep "An output is slow when it is more than the lag behind and has not taken 8 KiB in 2 seconds. A file or a device never is." words &&
+	grep "goes through memory, a thread for each output: 2-3 times the CPU time" words
 '
 
 test_expect_success SPATE '--lag takes head -c'\''s sizes' '
