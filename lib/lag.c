@@ -106,25 +106,22 @@ let_go(struct lag *l, struct sl_out *outs, size_t k)
 }
 
 /*
- * Before a read: judge the outputs too far behind.  One that is slow is
- * closed (SL_SLOW_CLOSE, SLOW_FN told without the lock) or misses the
- * next chunk (SL_SLOW_DROP); one that is not is waited for, as under
- * SL_SLOW_WAIT.  Return 1 if the reader is to wait: the fastest has more
- * than LAG_PACE to write, or an output too far behind is waited for;
- * *WAKE is then when one may be judged slow (0: when an output moves).
+ * Judge the outputs further than the lag behind the fastest, which has
+ * LEAST to write.  One that is slow is closed (SL_SLOW_CLOSE, SLOW_FN
+ * told without the lock) or misses the next chunk (SL_SLOW_DROP); one
+ * that is not is waited for, as under SL_SLOW_WAIT.  Return 1 if one is
+ * waited for; *WAKE is then when one may be judged slow (0: when an
+ * output moves).
  */
 static int
-must_wait(struct lag *l, struct sl_out *outs,
-    const struct sl_fanout_opts *o, void *ctx, long long *wake)
+judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
+    void *ctx, off_t least, long long *wake)
 {
-	off_t least = fastest(l);
 	long long now = lagout_now();
 	size_t k;
 	int wait = 0;
 
 	*wake = 0;
-	if (least > (off_t)LAG_PACE)
-		return 1;
 	for (k = 0; k < l->n; k++) {
 		struct lag_out *out = &l->out[k];
 
@@ -152,6 +149,33 @@ must_wait(struct lag *l, struct sl_out *outs,
 		pthread_mutex_lock(&l->lock);
 	}
 	return wait;
+}
+
+/* Before a read: return 1 if the reader is to wait, till *WAKE (0: an
+ * output moves): the fastest has more than LAG_PACE to write, or an
+ * output too far behind is waited for (judge). */
+static int
+must_wait(struct lag *l, struct sl_out *outs,
+    const struct sl_fanout_opts *o, void *ctx, long long *wake)
+{
+	off_t least = fastest(l);
+
+	*wake = 0;
+	if (least > (off_t)LAG_PACE)
+		return 1;
+	return judge(l, outs, o, ctx, least, wake);
+}
+
+/* Return 1 if an output wrote everything it was given (at the end). */
+static int
+one_done(struct lag *l)
+{
+	size_t k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->out[k].st == LAG_DONE)
+			return 1;
+	return 0;
 }
 
 /*
@@ -399,17 +423,19 @@ shared(int in, struct sl_out *outs, size_t n)
 
 /*
  * The end of the copy (input ended, failed, or a stop): the outputs
- * write what they were given, failures are told as they may be, and the
- * threads are joined; a dropping output's loss is told, unless FAIL
- * asked to stop.  After a stop nothing more is written, and an output
- * in a write is let go (let_go): its reader may never take it, and the
- * caller is to end at once, as GNU's tee does.
+ * write what they were given, failures are told as they may be, an
+ * output that is slow is closed (SL_SLOW_CLOSE: judged against one that
+ * wrote it all), and the threads are joined; a dropping output's loss
+ * is told, unless FAIL asked to stop.  After a stop nothing more is
+ * written, and an output in a write is let go (let_go): its reader may
+ * never take it, and the caller is to end at once, as GNU's tee does.
  */
 static void
 lag_finish(struct lag *l, struct sl_out *outs,
     const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
 {
 	int stop = l->stopped, done = 0;
+	long long wake = 0;
 	size_t k;
 
 	l->ended = 1;
@@ -430,7 +456,12 @@ lag_finish(struct lag *l, struct sl_out *outs,
 				pthread_cond_signal(&l->out[k].fed);
 		if (fastest(l) == -1)
 			break;
-		pthread_cond_wait(&l->moved, &l->lock);
+		if (!stop && l->slow == SL_SLOW_CLOSE)
+			judge(l, outs, o, ctx, one_done(l) ? 0 : fastest(l),
+			    &wake);
+		if (fastest(l) == -1)
+			break;
+		lagout_wait(l, wake);
 	}
 	pthread_mutex_unlock(&l->lock);
 	for (k = 0; k < l->n; k++)

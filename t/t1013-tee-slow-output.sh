@@ -83,6 +83,24 @@ test_expect_success SPATE 'under load: close: a FIFO never read is closed, the r
 	test_is_strict_prefix got "$TRASH/in"
 '
 
+# Under 64 KiB of lag and 180 KiB of input the FIFO, which takes 64 KiB
+# (its buffer), is no more than the lag behind when the input ends, the
+# pipe on standard output holding as much while its reader sleeps; it
+# is more than the lag behind once that reader has taken the rest.
+# Judged then, it is closed: tee does not wait for it for ever.
+test_expect_success SPATE 'close: an output slow once the input has ended is closed' '
+	head -c 184320 "$TRASH/in" >in &&
+	stalled_reader fifo got &&
+	save_status timeout 60 tee --slow-output=close --lag=64K fifo <in \
+		2>err 9>&- | { sleep 1 && $SYS_CAT; } >out 9>&- &&
+	stalled_reader_go &&
+	test_status 1 &&
+	echo "tee: fifo: output too slow, closed" >expect &&
+	test_cmp expect err &&
+	test_cmp in out &&
+	test_is_strict_prefix got in
+'
+
 # The FIFO is let go once the files hold every byte: tee waits at the
 # end for what it gave an output that drops.
 test_expect_success SPATE 'under load: drop: a FIFO never read misses chunks, the rest whole' '
