@@ -108,8 +108,9 @@ let_go(struct lag *l, struct sl_out *outs, size_t k)
 /*
  * Judge the outputs further than the lag behind the fastest, which has
  * LEAST to write.  One that is slow is closed (SL_SLOW_CLOSE, SLOW_FN
- * told without the lock) or misses the next chunk (SL_SLOW_DROP); one
- * that is not is waited for, as under SL_SLOW_WAIT.  Return 1 if one is
+ * told without the lock) or misses the next chunk (SL_SLOW_DROP; closed
+ * once the input has ended); one that is not is waited for, as under
+ * SL_SLOW_WAIT.  Return 1 if one is
  * waited for; *WAKE is then when one may be judged slow (0: when an
  * output moves).
  */
@@ -136,7 +137,9 @@ judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
 			wait = 1;
 			continue;
 		}
-		if (l->slow == SL_SLOW_DROP) {
+		/* Once the input has ended, no chunk is to miss: a slow
+		 * output that drops is closed. */
+		if (l->slow == SL_SLOW_DROP && !l->ended) {
 			out->skips = 1;
 			if (l->short_of_memory)
 				drop_queue(l, k);
@@ -424,9 +427,10 @@ shared(int in, struct sl_out *outs, size_t n)
 /*
  * The end of the copy (input ended, failed, or a stop): the outputs
  * write what they were given, failures are told as they may be, an
- * output that is slow is closed (SL_SLOW_CLOSE: judged against one that
- * wrote it all), and the threads are joined; a dropping output's loss
- * is told, unless FAIL asked to stop.  After a stop nothing more is
+ * output that is slow is closed (SL_SLOW_CLOSE, and SL_SLOW_DROP, which
+ * has no chunk left to miss: judged against one that wrote it all),
+ * and the threads are joined; a dropping output's loss is told, unless
+ * FAIL asked to stop.  After a stop nothing more is
  * written, and an output in a write is let go (let_go): its reader may
  * never take it, and the caller is to end at once, as GNU's tee does.
  */
@@ -456,7 +460,7 @@ lag_finish(struct lag *l, struct sl_out *outs,
 				pthread_cond_signal(&l->out[k].fed);
 		if (fastest(l) == -1)
 			break;
-		if (!stop && l->slow == SL_SLOW_CLOSE)
+		if (!stop && l->slow != SL_SLOW_WAIT)
 			judge(l, outs, o, ctx, one_done(l) ? 0 : fastest(l),
 			    &wake);
 		if (fastest(l) == -1)

@@ -177,10 +177,13 @@ copy_thread(void *arg)
 }
 
 /*
- * SL_SLOW_DROP with a reader that never reads while the copy runs: the
- * file beside it gets every byte before that reader takes one (it never
- * held the file back); then the pipe, read, holds the input less whole
- * chunks, as many bytes as were told missed.
+ * SL_SLOW_DROP with a reader that reads nothing until the file beside it
+ * has the first half of the input, far more than the lag and the pipe's
+ * buffer: the pipe, slow, held the file back no longer than it took to
+ * be judged so.  Then read while the second half comes, it holds the
+ * input less whole chunks, as many bytes as were told missed, and is not
+ * closed at the end.  The input is a pipe this thread feeds, so that the
+ * copy cannot end before the reader reads.
  */
 TEST(drop_stalled)
 {
@@ -190,35 +193,40 @@ TEST(drop_stalled)
 	struct trickle t = { 0 };
 	pthread_t tid;
 	struct stat st;
-	int p[2];
+	int p[2], in[2];
 
 	watchdog(120);
-	file_input(8 << 20);
-	c.in = xopen("in", O_RDONLY);
+	make_data(8 << 20);
+	xpipe(in);
+	c.in = in[0];
 	xpipe(p);
 	o[0].fd = file("f0", NULL, 0);
 	o[1].fd = p[1];
 	if (pthread_create(&tid, NULL, copy_thread, &c) != 0)
 		bail_out("pthread_create");
+	xwrite(in[1], data, datalen / 2);
 	/* The watchdog ends a copy held back by the stalled pipe. */
-	while (stat("f0", &st) == 0 && st.st_size < (off_t)datalen)
+	while (stat("f0", &st) == 0 && st.st_size < (off_t)datalen / 2)
 		usleep(1000);
-	ok(holds("f0", NULL),
-	    "drop: the file had every byte while the pipe stalled");
 	t.p = p[0];
 	t.buf = xmalloc(datalen + 1);
 	if (pthread_create(&t.tid, NULL, trickle_reader, &t) != 0)
 		bail_out("pthread_create");
+	xwrite(in[1], data + datalen / 2, datalen - datalen / 2);
+	close(in[1]);
 	pthread_join(tid, NULL);
 	close_outs(o, 2);
 	pthread_join(t.tid, NULL);
+	ok(holds("f0", NULL),
+	    "drop: the file had every byte, half while the pipe stalled");
 	ok(c.r == 0 && s.log.calls == 0 && t.len < datalen &&
+	    s.closed[1] == 0 &&
 	    whole_chunks_left_out(t.buf, t.len, s.missed[1]),
 	    "drop: the stalled pipe had the input less whole chunks "
 	    "(%zu bytes)", t.len);
 	free(t.buf);
 	close(p[0]);
-	close(c.in);
+	close(in[0]);
 	watchdog(0);
 }
 
