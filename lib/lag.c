@@ -439,7 +439,7 @@ lag_finish(struct lag *l, struct sl_out *outs,
     const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
 {
 	int stop = l->stopped, done = 0;
-	long long wake = 0;
+	long long wake;
 	size_t k;
 
 	l->ended = 1;
@@ -460,6 +460,7 @@ lag_finish(struct lag *l, struct sl_out *outs,
 				pthread_cond_signal(&l->out[k].fed);
 		if (fastest(l) == -1)
 			break;
+		wake = 0;
 		if (!stop && l->slow != SL_SLOW_WAIT)
 			judge(l, outs, o, ctx, one_done(l) ? 0 : fastest(l),
 			    &wake);
