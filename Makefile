@@ -4,7 +4,7 @@
 include config.mk
 
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
-	lib/format.c lib/handoff.c lib/io.c lib/lag.c lib/lagout.c \
+	lib/format.c lib/handoff.c lib/io.c lib/lag.c lib/lagout.c lib/lagtell.c \
 	lib/lanes.c lib/outputs.c lib/pipe.c lib/plain.c lib/refusal.c \
 	lib/repeat.c lib/signals.c lib/sizes.c lib/watch.c lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
@@ -29,7 +29,7 @@ CMD = src/cmd.c src/quote.c
 PROGRESS = src/progress.c src/progress-line.c
 # The fan-out's unit tests: its rounds, lanes, stalls and held signals.
 FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
-	t/unit/test_signals.c t/unit/test_lag.c
+	t/unit/test_signals.c t/unit/test_lag.c t/unit/test_lag_ends.c
 # The refusal rule's tests put seccomp filters on children, with the
 # kernel's <linux/seccomp.h>, which musl's headers lack: the static
 # build (check-static) leaves them out (SECCOMP_UNIT=); its refusal.c is
@@ -50,7 +50,7 @@ UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
-UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
@@ -467,11 +467,12 @@ VALGRIND = valgrind -q --leak-check=full --error-exitcode=1 \
 # not depend on argv[0], on spare descriptors, or on speed, and inject no
 # faults with strace (t0004 does: its EINTR reaches valgrind's own writes
 # too, and valgrind dies of one in the fork the engine makes to probe a
-# call under strace's seccomp filter); --progress's but t9005, which
-# counts descriptors and calls, and stops on ^Z, which valgrind does not.
+# call under strace's seccomp filter); --lag's threads (t1012, t1014; not
+# t1013's many runs under load); --progress's but t9005, which counts
+# descriptors and calls, and stops on ^Z, which valgrind does not.
 VALGRIND_TESTS = t/t0001-yes-basic.sh \
 	t/t1001-tee-options.sh t/t1006-tee-output-error.sh \
-	t/t1007-tee-open-errors.sh \
+	t/t1007-tee-open-errors.sh t/t1012-tee-lag.sh t/t1014-tee-lag-errors.sh \
 	t/t9003-progress.sh t/t9004-progress-tty.sh
 LINT_SRC = $(LIB) $(CMD) $(PROGRESS) src/yes.c src/tee.c src/cat.c src/multicall.c \
 	fuzz/fanout.c fuzz/repeat.c

@@ -58,7 +58,8 @@ find_gnu() { # DIR...
 set_cmd() { # COMMAND TOOL
 	case $2 in
 	gnu-*) CMD=("${GNU_PATH["$1 $2"]}") ;;
-	spate) CMD=("$BUILD/$1" ${PROGRESS:+--progress}) ;;
+	spate) CMD=("$BUILD/$1" ${PROGRESS:+--progress} \
+	    ${LAG:+--slow-output=close}) ;;
 	serial) CMD=(env SPATE_THREADS=1 "$BUILD/$1") ;;
 	busybox) CMD=(busybox "$1") ;;
 	toybox) CMD=(toybox "$1") ;;

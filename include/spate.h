@@ -174,17 +174,23 @@ typedef void sl_slow_fn(void *ctx, size_t i, enum sl_slow what,
  * With a lag and two outputs or more, each output is written by a
  * thread of its own, with write(2), from chunks of 128 KiB of the input
  * held in memory: at most LAG + 256 KiB for any output, given back as
- * the outputs catch up.  An output that drops misses whole chunks.
+ * the outputs catch up.  An output is closed or drops only when it is
+ * slow: more than LAG behind, its reader able to stall it (a pipe, a
+ * socket), and a write of it waiting 2 s; others are waited for.  An
+ * output that drops misses whole chunks.
  * The threads block every signal; a SIGPIPE or SIGXFSZ that a write of
  * theirs raised is raised on the caller's thread when that failure is
- * told.  Failures are told in GNU's order (by chunk, then by output)
- * once the outputs before have written that far; FAIL's -1 lets each
- * output end the write it is in.  A closed output's thread may stay
+ * told.  Failures are told in GNU's order (by GNU's 8 KiB read of the
+ * failing byte, then by output) once the outputs before have written
+ * that far; after FAIL's -1 nothing more is written and the call
+ * returns without waiting for the writes under way.  A closed output's
+ * thread, or one in a write when FAIL stopped the copy, may stay
  * blocked in write(2) after the call returns (a reader that never
  * reads): it is left, detached, with the chunk it writes from, and
  * writes nothing else.  Where two outputs are the same file, pipe or
- * socket, or an output is the input, or no thread can be had, the copy
- * is made without a lag.
+ * socket, or an output is the input, the copy is made without a lag;
+ * where the threads or the memory of the lag cannot be had, it is not
+ * made: -1 with *SIDE SL_MEMORY, nothing read.
  */
 struct sl_fanout_opts {
 	unsigned flags;			/* SL_FANOUT_* */
@@ -193,8 +199,8 @@ struct sl_fanout_opts {
 	sl_slow_fn *slow_fn;
 	sl_progress_fn *progress;
 	enum sl_side *side;		/* if not NULL, set when the call
-					   returns -1: SL_INPUT or
-					   SL_PRIVATE */
+					   returns -1: SL_INPUT, SL_PRIVATE
+					   or (with a lag) SL_MEMORY */
 };
 
 /* sl_fanout_flags, with OPTS (NULL: none). */

@@ -494,11 +494,9 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	size_t i, only = 0;
 	int r = 1, saved;
 
-	if ((r = lag_fanout(in, outs, n, o, fail, ctx)) <= 0) {
-		if (r == -1 && o->side != NULL)
-			*o->side = SL_INPUT;
+	/* With a lag, the copy says which side failed. */
+	if ((r = lag_fanout(in, outs, n, o, fail, ctx)) <= 0)
 		return r;
-	}
 	f.ends = calloc(n ? n : 1, sizeof *f.ends);
 	f.polls = calloc(n + 1, sizeof *f.polls);
 	if (f.ends == NULL || f.polls == NULL) {

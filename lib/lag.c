@@ -25,63 +25,6 @@
  */
 #define LAG_PACE	LAG_CHUNK
 
-/*
- * The index of the failure to tell next, in GNU's order (by chunk, then
- * by output), if no output still writing can fail before it: each has
- * written the chunks before it, and those before it that chunk too.  Or
- * L->n.
- */
-static size_t
-next_failure(struct lag *l)
-{
-	size_t k, j, f = l->n;
-
-	for (k = 0; k < l->n; k++)
-		if (l->out[k].st == LAG_FAILED &&
-		    (f == l->n || l->out[k].err_at < l->out[f].err_at))
-			f = k;
-	for (j = 0; j < l->n && f < l->n; j++) {
-		struct lag_out *o = &l->out[j];
-
-		if (o->st != LAG_WRITING || o->head == NULL)
-			continue;
-		if (o->head->at < l->out[f].err_at || (j < f &&
-		    o->head->at == l->out[f].err_at &&
-		    (o->writing || o->off < o->head->len)))
-			return l->n;
-	}
-	return f;
-}
-
-/*
- * Tell the failures that may be told (next_failure), on the caller's
- * thread and without the lock.  A failure that raised a signal raises
- * it here first, as GNU's tee would have met it in that write.  Return
- * -1 if FAIL asked to stop.
- */
-static int
-tell_failures(struct lag *l, struct sl_out *outs, sl_fail_fn *fail,
-    void *ctx)
-{
-	size_t k;
-
-	while ((k = next_failure(l)) < l->n) {
-		struct lag_out *o = &l->out[k];
-		int err = o->err, sig = o->raised, stop;
-
-		lagout_set(o, LAG_GONE);
-		outs[k].fd = -1;
-		pthread_mutex_unlock(&l->lock);
-		if (sig != 0)
-			raise(sig);
-		stop = fail != NULL && fail(ctx, k, err) == -1;
-		pthread_mutex_lock(&l->lock);
-		if (stop)
-			return -1;
-	}
-	return 0;
-}
-
 /* What the fastest output writing has still to write, or -1 if no
  * output writes. */
 static off_t
@@ -111,51 +54,136 @@ holding(struct lag *l)
 }
 
 /* Return 1 if output K is further than the lag behind the fastest,
- * which has LEAST to write. */
+ * which has LEAST to write; short of memory, the memory held is the
+ * lag. */
 static int
 behind(struct lag *l, size_t k, off_t least)
 {
-	return l->out[k].st == LAG_WRITING && l->out[k].held - least > l->lag;
+	off_t lag = l->short_of_memory ? 0 : l->lag;
+
+	return l->out[k].st == LAG_WRITING && l->out[k].held - least > lag;
 }
 
 /*
- * Before a read: close the outputs too far behind (SL_SLOW_CLOSE),
- * telling SLOW_FN without the lock.  Return 1 if the reader is to wait
- * instead: the fastest has more than LAG_PACE to write, or (SL_SLOW_WAIT)
- * an output is too far behind.
+ * Return 1 if output K is slow at NOW: behind, and by what it does, not
+ * by the others' speed: its reader may stall it, and a write of it has
+ * waited LAG_GRACE_MS.  An output that keeps taking is never slow.
  */
 static int
-must_wait(struct lag *l, struct sl_out *outs,
-    const struct sl_fanout_opts *o, void *ctx)
+slow(struct lag *l, size_t k, off_t least, long long now)
 {
-	off_t least = fastest(l);
-	size_t k;
+	const struct lag_out *o = &l->out[k];
 
-	if (least > (off_t)LAG_PACE)
-		return 1;
+	return behind(l, k, least) && o->stalls && o->writing &&
+	    now - o->since >= LAG_GRACE_MS;
+}
+
+/*
+ * SL_SLOW_DROP, short of memory: output K, slow, lets go of its queue,
+ * but for the chunk it writes from, and misses it.
+ */
+static void
+drop_queue(struct lag *l, size_t k)
+{
+	struct lag_out *o = &l->out[k];
+	off_t kept = o->head != NULL ? (off_t)(o->head->len - o->off) : 0;
+
+	o->missed += o->held - kept;
+	lagout_drain(l, o);
+	o->held = kept;
+}
+
+/* Close output K, slow (SL_SLOW_CLOSE), or in a write when the copy
+ * stops: it is given nothing more, and nobody waits for its thread. */
+static void
+let_go(struct lag *l, struct sl_out *outs, size_t k)
+{
+	lagout_set(&l->out[k], LAG_CLOSED);
+	lagout_drain(l, &l->out[k]);
+	pthread_cond_signal(&l->out[k].fed);
+	pthread_detach(l->out[k].tid);
+	outs[k].fd = -1;
+}
+
+/*
+ * Judge the outputs further than the lag behind the fastest, which has
+ * LEAST to write.  One that is slow is closed (SL_SLOW_CLOSE, SLOW_FN
+ * told without the lock) or misses the next chunk (SL_SLOW_DROP; closed
+ * once the input has ended); one that is not is waited for, as under
+ * SL_SLOW_WAIT.  Return 1 if one is
+ * waited for; *WAKE is then when one may be judged slow (0: when an
+ * output moves).
+ */
+static int
+judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
+    void *ctx, off_t least, long long *wake)
+{
+	long long now = lagout_now();
+	size_t k;
+	int wait = 0;
+
+	*wake = 0;
 	for (k = 0; k < l->n; k++) {
+		struct lag_out *out = &l->out[k];
+
+		out->skips = 0;
 		if (!behind(l, k, least))
 			continue;
-		if (l->slow == SL_SLOW_WAIT)
-			return 1;
-		if (l->slow != SL_SLOW_CLOSE)
+		if (l->slow == SL_SLOW_WAIT || !slow(l, k, least, now)) {
+			if (l->slow != SL_SLOW_WAIT && out->stalls &&
+			    out->writing && (*wake == 0 ||
+			    out->since + LAG_GRACE_MS < *wake))
+				*wake = out->since + LAG_GRACE_MS;
+			wait = 1;
 			continue;
-		lagout_set(&l->out[k], LAG_CLOSED);
-		lagout_drain(l, &l->out[k]);
-		pthread_cond_signal(&l->out[k].fed);
-		pthread_detach(l->out[k].tid);
-		outs[k].fd = -1;
+		}
+		/* Once the input has ended, no chunk is to miss: a slow
+		 * output that drops is closed. */
+		if (l->slow == SL_SLOW_DROP && !l->ended) {
+			out->skips = 1;
+			if (l->short_of_memory)
+				drop_queue(l, k);
+			continue;
+		}
+		let_go(l, outs, k);
 		pthread_mutex_unlock(&l->lock);
 		if (o->slow_fn != NULL)
 			o->slow_fn(ctx, k, SL_SLOW_CLOSE, 0);
 		pthread_mutex_lock(&l->lock);
 	}
+	return wait;
+}
+
+/* Before a read: return 1 if the reader is to wait, till *WAKE (0: an
+ * output moves): the fastest has more than LAG_PACE to write, or an
+ * output too far behind is waited for (judge). */
+static int
+must_wait(struct lag *l, struct sl_out *outs,
+    const struct sl_fanout_opts *o, void *ctx, long long *wake)
+{
+	off_t least = fastest(l);
+
+	*wake = 0;
+	if (least > (off_t)LAG_PACE)
+		return 1;
+	return judge(l, outs, o, ctx, least, wake);
+}
+
+/* Return 1 if an output wrote everything it was given (at the end). */
+static int
+one_done(struct lag *l)
+{
+	size_t k;
+
+	for (k = 0; k < l->n; k++)
+		if (l->out[k].st == LAG_DONE)
+			return 1;
 	return 0;
 }
 
 /*
  * Seal the chunk read into and start another, CAP bytes at least, given
- * to every output writing but those too far behind when outputs drop.
+ * to every output writing but those judged slow when outputs drop.
  * Return 0, or -1 if memory is short (the lock is held throughout, but
  * for mmap(2)).
  */
@@ -163,7 +191,6 @@ static int
 next_chunk(struct lag *l, size_t cap)
 {
 	struct lag_chunk *c;
-	off_t least;
 	size_t k;
 
 	if (l->cur != NULL) {
@@ -176,12 +203,10 @@ next_chunk(struct lag *l, size_t cap)
 	}
 	if ((c = lagout_chunk(l, cap)) == NULL)
 		return -1;
-	least = fastest(l);
 	for (k = 0; k < l->n; k++) {
 		struct lag_out *o = &l->out[k];
 
-		if (o->st != LAG_WRITING ||
-		    (l->slow == SL_SLOW_DROP && behind(l, k, least)))
+		if (o->st != LAG_WRITING || o->skips)
 			continue;
 		if (o->tail != NULL)
 			o->tail->next[k] = c;
@@ -401,15 +426,20 @@ shared(int in, struct sl_out *outs, size_t n)
 
 /*
  * The end of the copy (input ended, failed, or a stop): the outputs
- * write what they were given (after a stop, only the write(2) each is
- * in), failures are told as they may be, and the threads are joined;
- * a dropping output's loss is told, unless FAIL asked to stop.
+ * write what they were given, failures are told as they may be, an
+ * output that is slow is closed (SL_SLOW_CLOSE, and SL_SLOW_DROP, which
+ * has no chunk left to miss: judged against one that wrote it all),
+ * and the threads are joined; a dropping output's loss is told, unless
+ * FAIL asked to stop.  After a stop nothing more is
+ * written, and an output in a write is let go (let_go): its reader may
+ * never take it, and the caller is to end at once, as GNU's tee does.
  */
 static void
 lag_finish(struct lag *l, struct sl_out *outs,
     const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
 {
 	int stop = l->stopped, done = 0;
+	long long wake;
 	size_t k;
 
 	l->ended = 1;
@@ -421,14 +451,22 @@ lag_finish(struct lag *l, struct sl_out *outs,
 	for (k = 0; k < l->n; k++)
 		pthread_cond_signal(&l->out[k].fed);
 	for (;;) {
-		if (!stop && tell_failures(l, outs, fail, ctx) == -1) {
+		if (!stop && lag_tell_failures(l, outs, fail, ctx) == -1)
 			stop = l->stopped = 1;
-			for (k = 0; k < l->n; k++)
+		for (k = 0; k < l->n && stop; k++)
+			if (l->out[k].st == LAG_WRITING && l->out[k].writing)
+				let_go(l, outs, k);
+			else
 				pthread_cond_signal(&l->out[k].fed);
-		}
 		if (fastest(l) == -1)
 			break;
-		pthread_cond_wait(&l->moved, &l->lock);
+		wake = 0;
+		if (!stop && l->slow != SL_SLOW_WAIT)
+			judge(l, outs, o, ctx, one_done(l) ? 0 : fastest(l),
+			    &wake);
+		if (fastest(l) == -1)
+			break;
+		lagout_wait(l, wake);
 	}
 	pthread_mutex_unlock(&l->lock);
 	for (k = 0; k < l->n; k++)
@@ -446,13 +484,25 @@ lag_finish(struct lag *l, struct sl_out *outs,
 	pthread_mutex_lock(&l->lock);
 }
 
+/* Refuse the lag: its threads or memory (errno ERR) cannot be had, and
+ * nothing was read (lag_fanout). */
+static int
+refuse(const struct sl_fanout_opts *o, int err)
+{
+	if (o->side != NULL)
+		*o->side = SL_MEMORY;
+	errno = err;
+	return -1;
+}
+
 /*
  * sl_fanout_with, first (fanout.c): with a lag and two outputs or more,
- * the copy.  Return 0, or -1 with errno set when reading the input
- * failed; or 1 if nothing was read, and the copy is to be made as
- * without a lag: none asked, one output, outputs that are the same
- * file (shared), or threads or memory not to be had (memory for the
- * first chunk included: the threads then end without a write).
+ * the copy.  Return 0; or -1 with errno set and *O->side (if asked)
+ * SL_INPUT when reading the input failed, SL_MEMORY when the threads or
+ * the memory the lag needs cannot be had (nothing read then, if they
+ * could not be had at the start); or 1 if nothing was read, and the copy
+ * is to be made as without a lag: none asked, one output, outputs that
+ * are the same file (shared), or records kept apart (records_kept).
  */
 int
 lag_fanout(int in, struct sl_out *outs, size_t n,
@@ -464,19 +514,21 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	char *scratch = NULL;
 	size_t size = 0, k, live;
 	ssize_t r = 1;
-	int saved = 0, watch, unread;
+	int saved = 0, watch;
 
 	for (k = 0, live = 0; k < n; k++)
 		live += outs[k].fd != -1;
 	if ((o->lag == 0 && o->slow == SL_SLOW_WAIT) || live < 2 ||
-	    shared(in, outs, n) || records_kept(in, outs, n) ||
-	    (l = calloc(1, sizeof *l)) == NULL)
+	    shared(in, outs, n) || records_kept(in, outs, n))
 		return 1;
+	if ((l = calloc(1, sizeof *l)) == NULL)
+		return refuse(o, ENOMEM);
 	l->lag = o->lag;
 	l->slow = o->slow;
 	if (lagout_start(l, outs, n) == -1) {
+		saved = errno;
 		lagout_free(l);
-		return 1;
+		return refuse(o, saved);
 	}
 	end_init(&input, in);
 	watch = (o->flags & SL_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
@@ -488,31 +540,36 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	if (polls != NULL)
 		polls[0].fd = in;
 	while (r > 0) {
+		long long wake;
 		off_t best;
 
-		if (tell_failures(l, outs, fail, ctx) == -1) {
+		if (lag_tell_failures(l, outs, fail, ctx) == -1) {
 			l->stopped = 1;
 			break;
 		}
 		if (fastest(l) == -1)
 			break;
-		if (must_wait(l, outs, o, ctx)) {
-			pthread_cond_wait(&l->moved, &l->lock);
+		if (must_wait(l, outs, o, ctx, &wake)) {
+			lagout_wait(l, wake);
 			continue;
 		}
 		/* What a read left in the scratch buffer goes first. */
 		if (watch && l->unplaced == 0 && !watch_outputs(l, polls))
 			continue;
 		r = read_next(l, &input, &scratch, &size);
-		/* Short of memory while outputs hold chunks: one comes back
-		 * to the spares as they write. */
+		/* Short of memory while outputs hold chunks: the memory held
+		 * is the lag (must_wait judges again, at once), and a chunk
+		 * comes back to the spares as the outputs write. */
 		if (r == -2 && holding(l)) {
 			r = 1;
-			pthread_cond_wait(&l->moved, &l->lock);
+			if (l->short_of_memory)
+				lagout_wait(l, 0);
+			l->short_of_memory = 1;
 			continue;
 		}
 		if (r <= 0)
 			break;
+		l->short_of_memory = 0;
 		publish(l, r);
 		if (o->progress == NULL || (best = fastest(l)) == -1)
 			continue;
@@ -526,12 +583,14 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 		pthread_mutex_lock(&l->lock);
 	}
 	saved = errno;
-	unread = r == -2 && l->in == 0 && l->unplaced == 0;
 	lag_finish(l, outs, o, fail, ctx);
-	unread = unread && !l->stopped;
 	lagout_put(l);
 	free(scratch);
 	free(polls);
+	if (r == -2)
+		return refuse(o, saved);
+	if (r == -1 && o->side != NULL)
+		*o->side = SL_INPUT;
 	errno = saved;
-	return unread ? 1 : r < 0 ? -1 : 0;
+	return r < 0 ? -1 : 0;
 }

@@ -33,15 +33,17 @@ struct lag_chunk {
 
 /*
  * What an output is.  WRITING goes to FAILED (its write failed), CLOSED
- * (it fell too far behind: SL_SLOW_CLOSE) or DONE (it wrote everything,
- * or the copy stopped); FAILED to GONE once told.  lag_set checks each.
+ * (it was slow: SL_SLOW_CLOSE; or the copy stopped while it was in a
+ * write) or DONE (it wrote everything, or the copy stopped); FAILED to
+ * GONE once told.  lag_set checks each.
  */
 enum lag_st {
 	LAG_GONE,	/* not served: no descriptor, or its failure told */
 	LAG_WRITING,	/* its thread writes what it is given */
 	LAG_FAILED,	/* a write failed (ERR at ERR_AT), not told yet */
-	LAG_CLOSED,	/* given nothing more; its thread, detached, closes
-			   FD once the write(2) it is in returns */
+	LAG_CLOSED,	/* given nothing more, waited for by nobody; its
+			   thread, detached, closes FD once the write(2)
+			   it is in returns */
 	LAG_DONE	/* its thread wrote all it was given and ended */
 };
 
@@ -50,13 +52,19 @@ struct lag_out {
 	int fd;
 	int keeps;		/* keeps writes apart: GNU_CHUNK at most */
 	int pipe;		/* a pipe: SL_FANOUT_PIPE_CHECK watches it */
+	int stalls;		/* its reader may stop taking (fd.c's traits,
+				   may_stall): it may be judged slow, and
+				   writes GNU_CHUNK at most at a time */
 	struct lag_chunk *head, *tail;	/* its queue: HEAD written from OFF */
 	size_t off;
-	int writing;		/* in write(2), from HEAD */
+	int writing;		/* in write(2), from HEAD ... */
+	long long since;	/* ... since then (lagout_now) */
+	int skips;		/* SL_SLOW_DROP: judged slow before the read
+				   under way, so not given its chunk */
 	off_t held;		/* the bytes queued and not written */
 	off_t missed;		/* SL_SLOW_DROP: the bytes never given */
 	int err;		/* LAG_FAILED: the error */
-	off_t err_at;		/* ... in the chunk that starts there */
+	off_t err_at;		/* ... writing the stream's byte there */
 	int raised;		/* ... and it raised this signal, or 0 */
 	pthread_t tid;
 	int started;		/* TID runs, or ran */
@@ -80,6 +88,8 @@ struct lag {
 	int ended;		/* no more input comes (end, error, stop) */
 	int stopped;		/* FAIL asked to stop: nothing more is
 				   written but the write(2)s under way */
+	int short_of_memory;	/* a chunk could not be had: the memory
+				   held is the lag, till one can */
 	off_t in;		/* the bytes read */
 	off_t told;		/* the most the progress hook was told */
 	struct lag_chunk *cur;	/* the chunk read into (the reader's) */
@@ -92,12 +102,23 @@ struct lag {
 	size_t nspare;
 };
 
+/*
+ * How long a write of an output that may stall (lag_out.stalls) may
+ * wait before the output can be judged slow: no scheduler's or disk's
+ * pause of a healthy reader comes near it.
+ */
+#define LAG_GRACE_MS	2000
+
 void lagout_set(struct lag_out *o, enum lag_st to);
+long long lagout_now(void);
+void lagout_wait(struct lag *l, long long wake);
 struct lag_chunk *lagout_chunk(struct lag *l, size_t cap);
 void lagout_unref(struct lag *l, struct lag_chunk *c);
 void lagout_drain(struct lag *l, struct lag_out *o);
 int lagout_start(struct lag *l, struct sl_out *outs, size_t n);
 void lagout_put(struct lag *l);
 void lagout_free(struct lag *l);
+int lag_tell_failures(struct lag *l, struct sl_out *outs, sl_fail_fn *fail,
+    void *ctx);
 
 #endif

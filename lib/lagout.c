@@ -114,6 +114,32 @@ lagout_chunk(struct lag *l, size_t cap)
 	return c;
 }
 
+/* The monotonic clock, in milliseconds: when a write began. */
+long long
+lagout_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The reader waits for an output to move, or till WAKE (lagout_now's
+ * clock; 0: no end), when an output may be judged slow. */
+void
+lagout_wait(struct lag *l, long long wake)
+{
+	struct timespec t;
+
+	if (wake == 0) {
+		pthread_cond_wait(&l->moved, &l->lock);
+		return;
+	}
+	t.tv_sec = wake / 1000;
+	t.tv_nsec = wake % 1000 * 1000000;
+	pthread_cond_timedwait(&l->moved, &l->lock, &t);
+}
+
 /* One of C's references is let go: the last one gives it back. */
 void
 lagout_unref(struct lag *l, struct lag_chunk *c)
@@ -197,6 +223,19 @@ took_signal(int err)
 	return sigtimedwait(&one, NULL, &now) == sig ? sig : 0;
 }
 
+/* write_all, and in *LEFT what was not written if it fails: the
+ * failing byte is placed in GNU's order (lib/lagtell.c). */
+static int
+write_out(int fd, const char *buf, size_t len, size_t *left)
+{
+	struct io_call c = { .op = IO_WRITE, .in = -1, .out = fd,
+	    .buf = (void *)buf, .len = len };
+	int r = io_move_all(&c);
+
+	*left = c.len;
+	return r;
+}
+
 /*
  * An output's thread: write its chunks in order, as they come, until it
  * has written all it was given, it fails, or it is closed or stopped.
@@ -210,6 +249,7 @@ out_thread(void *arg)
 	struct lag_out *o = arg;
 	struct lag *l = o->l;
 	int r, err, sig, fd = -1;
+	size_t left;
 
 	pthread_mutex_lock(&l->lock);
 	while (o->st == LAG_WRITING) {
@@ -236,11 +276,18 @@ out_thread(void *arg)
 			continue;
 		}
 		len = c->len - o->off;
-		if (o->keeps && len > GNU_CHUNK)
+		/* An output that may stall is slow by how long a write waits:
+		 * a short one ends as soon as a reader that keeps taking has
+		 * taken a little. */
+		if ((o->keeps || o->stalls) && len > GNU_CHUNK)
 			len = GNU_CHUNK;
 		o->writing = 1;
+		o->since = lagout_now();
+		/* A reader waiting on an output too far behind times it. */
+		if (o->stalls)
+			pthread_cond_signal(&l->moved);
 		pthread_mutex_unlock(&l->lock);
-		r = write_all(o->fd, c->data + o->off, len);
+		r = write_out(o->fd, c->data + o->off, len, &left);
 		err = errno;
 		sig = r == -1 ? took_signal(err) : 0;
 		pthread_mutex_lock(&l->lock);
@@ -251,7 +298,7 @@ out_thread(void *arg)
 		} else if (r == -1) {
 			o->err = err;
 			o->raised = sig;
-			o->err_at = c->at;
+			o->err_at = c->at + (off_t)(o->off + len - left);
 			lagout_set(o, LAG_FAILED);
 			lagout_drain(l, o);
 		} else {
@@ -291,17 +338,24 @@ start_out(struct lag *l, size_t k, pthread_attr_t *attr)
 	return err;
 }
 
-/* Set up L for OUTS and start the threads.  Return 0, or -1 with
- * nothing started (the threads that were are ended and joined). */
+/* Set up L for OUTS and start the threads.  Return 0, or -1 with errno
+ * set and nothing started (the threads that were are ended and
+ * joined). */
 int
 lagout_start(struct lag *l, struct sl_out *outs, size_t n)
 {
 	pthread_attr_t attr;
+	pthread_condattr_t monotonic;
 	size_t k;
 	int err = 0;
 
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->moved, NULL);
+	/* The reader's timed waits (lagout_wait) are on lagout_now's
+	 * clock. */
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->moved, &monotonic);
+	pthread_condattr_destroy(&monotonic);
 	if ((l->out = calloc(n, sizeof *l->out)) == NULL)
 		return -1;
 	l->n = n;
@@ -319,10 +373,11 @@ lagout_start(struct lag *l, struct sl_out *outs, size_t n)
 		end_init(&e, o->fd);
 		o->keeps = end_keeps_writes(&e);
 		o->pipe = e.kind == K_PIPE;
+		o->stalls = traits(&e)->may_stall;
 		o->st = LAG_WRITING;
 	}
-	if (pthread_attr_init(&attr) != 0)
-		return -1;
+	if ((err = pthread_attr_init(&attr)) != 0)
+		return errno = err, -1;
 	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN + LAG_STACK);
 	pthread_mutex_lock(&l->lock);
 	for (k = 0; k < n && err == 0; k++)
@@ -338,6 +393,7 @@ lagout_start(struct lag *l, struct sl_out *outs, size_t n)
 	for (k = 0; k < n; k++)
 		if (l->out[k].started)
 			pthread_join(l->out[k].tid, NULL);
+	errno = err;
 	return -1;
 }
 

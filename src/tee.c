@@ -87,11 +87,15 @@ usage(void)
 	fputs(_("\n"
 	    "Extensions:\n"
 	    "      --lag=SIZE            let each output fall up to SIZE bytes behind\n"
-	    "                              the fastest (SIZE as head -c takes it)\n"
-	    "      --slow-output=MODE    what becomes of an output that would fall\n"
-	    "                              further behind: 'wait' for it (the default),\n"
-	    "                              'close' it, or 'drop' what does not fit;\n"
-	    "                              without --lag, a lag of 4 MiB\n"
+	    "                              the fastest (SIZE as head -c takes it); the\n"
+	    "                              input then goes through memory, a thread\n"
+	    "                              for each output: 2-3 times the CPU time\n"
+	    "      --slow-output=MODE    what becomes of a slow output: 'wait' for it\n"
+	    "                              (the default), 'close' it, or 'drop' what\n"
+	    "                              it misses; without --lag, a lag of 4 MiB.\n"
+	    "                              An output is slow when it is more than the\n"
+	    "                              lag behind and has not taken 8 KiB in 2\n"
+	    "                              seconds.  A file or a device never is.\n"
 	    "      --progress[=SIZE]     show on standard error how far the copy has come\n"
 	    "                              (out of SIZE bytes, if given)\n"),
 	    stdout);
@@ -300,8 +304,10 @@ main(int argc, char *argv[])
 	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &r.opts, failed,
 	    &r) == -1) {
 		progress_break();
-		/* The engine's own pipe is no read of the input's. */
+		/* The engine's own pipe is no read of the input's; the lag's
+		 * threads or memory refused are no read at all. */
 		warn("%s", side == SL_PRIVATE ? _("internal pipe") :
+		    side == SL_MEMORY ? _("cannot start the lag") :
 		    _("read error"));
 		r.ok = 0;
 	}

@@ -111,6 +111,50 @@ fifo_head_end() {
 	exec 9>&-
 }
 
+# stalled_reader FIFO OUT: a reader of FIFO that takes nothing until
+# stalled_reader_go, then copies what comes into OUT, in the background.
+# The shell holds a write end (descriptor 9), so that the open of a
+# writer never waits, until stalled_reader_go; a command in the
+# background meanwhile is to close it (9>&-).
+stalled_reader() {
+	mkfifo "$1" go &&
+	exec 9<>"$1" 8<"$1" || return 1
+	{ read -r sr_line <go && exec $SYS_CAT >"$2"; } <&8 8<&- 9>&- &
+	stalled_reader_pid=$!
+	exec 8<&-
+}
+
+# stalled_reader_go: let the reader read, and wait for its end of file.
+stalled_reader_go() {
+	echo go >go &&
+	exec 9>&- &&
+	wait "$stalled_reader_pid"
+}
+
+# in_background IN CMD...: run CMD in the background, its input the
+# file IN (a background command's is /dev/null), without the write end
+# that stalled_reader holds; its status goes to the file status.
+in_background() {
+	ib_in=$1
+	shift
+	{ "$@" <"$ib_in"; echo $? >status; } 9>&- &
+	in_background_pid=$!
+}
+
+# wait_for_size FILE SIZE: wait until FILE holds SIZE bytes; after about
+# 60 s, which only a hang takes, fail.
+wait_for_size() {
+	ws_i=0
+	until [ "$(test_file_size "$1" 2>/dev/null)" = "$2" ]; do
+		[ $ws_i -lt 600 ] || {
+			echo "wait_for_size: $1 never held $2 bytes"
+			return 1
+		}
+		sleep 0.1
+		ws_i=$((ws_i + 1))
+	done
+}
+
 # private_pipes PID: how many pipes process PID made for itself: those
 # it holds with O_CLOEXEC (what it inherited has no O_CLOEXEC).
 private_pipes() {

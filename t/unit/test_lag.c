@@ -5,91 +5,15 @@
  * all of it (SL_SLOW_WAIT), a prefix (SL_SLOW_CLOSE), or the input less
  * whole chunks, as many bytes as the engine says it missed
  * (SL_SLOW_DROP); an output closed or dropping never holds the others.
- * ThreadSanitizer runs these (`make check-tsan`).
+ * Its stops, failures and limits: test_lag_ends.c.  ThreadSanitizer
+ * runs these (`make check-tsan`).
  */
 #define _GNU_SOURCE
 
 #include "lib-fanout.h"
-#include "lag.h"
+#include "lib-lag.h"
 
 #include <stdint.h>
-
-/* What the callbacks saw: on_fail's log, and the slow outputs told. */
-struct seen {
-	struct log log;		/* first: on_fail takes it as its CTX */
-	int closed[MAXOUT];	/* SL_SLOW_CLOSE told, per output */
-	off_t missed[MAXOUT];	/* SL_SLOW_DROP's count, per output */
-	int elsewhere;		/* a callback came on another thread */
-	off_t progress;		/* the last progress told */
-	int backwards;		/* progress once went back */
-};
-
-static void
-on_slow(void *ctx, size_t i, enum sl_slow what, long long missed)
-{
-	struct seen *s = ctx;
-
-	if (!pthread_equal(pthread_self(), main_thread))
-		s->elsewhere = 1;
-	if (what == SL_SLOW_CLOSE)
-		s->closed[i]++;
-	else
-		s->missed[i] += missed;
-}
-
-static void
-on_progress(void *ctx, long long bytes)
-{
-	struct seen *s = ctx;
-
-	if (!pthread_equal(pthread_self(), main_thread))
-		s->elsewhere = 1;
-	if (bytes < s->progress)
-		s->backwards = 1;
-	s->progress = bytes;
-}
-
-/* sl_fanout_with IN into the N outputs O, with LAG and SLOW. */
-static int
-run(int in, struct sl_out *o, size_t n, off_t lag, enum sl_slow slow,
-    struct seen *s)
-{
-	struct sl_fanout_opts opts = { .lag = lag, .slow = slow,
-	    .slow_fn = on_slow, .progress = on_progress };
-
-	return sl_fanout_with(in, o, n, &opts, on_fail, s);
-}
-
-/* The LEN bytes at BUF are the input with whole chunks (LAG_CHUNK each,
- * from its start) left out, and MISSED bytes of it were. */
-static int
-whole_chunks_left_out(const unsigned char *buf, size_t len, off_t missed)
-{
-	size_t p = 0, q = 0;
-
-	while (q < len && p < datalen) {
-		size_t k = datalen - p < LAG_CHUNK ? datalen - p : LAG_CHUNK;
-
-		if (len - q >= k && memcmp(buf + q, data + p, k) == 0)
-			q += k;
-		p += k;
-	}
-	return q == len && (off_t)(datalen - len) == missed;
-}
-
-/* Everything pipe P's read end holds until its writer closes it. */
-static unsigned char *
-drain(int p, size_t *len)
-{
-	unsigned char *buf = xmalloc(datalen + 1);
-	ssize_t k;
-
-	*len = 0;
-	while (*len <= datalen &&
-	    (k = read(p, buf + *len, datalen + 1 - *len)) > 0)
-		*len += k;
-	return buf;
-}
 
 /*
  * SL_SLOW_WAIT with a lag: a pipe, a socket and a regular file, fed by
@@ -253,10 +177,13 @@ copy_thread(void *arg)
 }
 
 /*
- * SL_SLOW_DROP with a reader that never reads while the copy runs: the
- * file beside it gets every byte before that reader takes one (it never
- * held the file back); then the pipe, read, holds the input less whole
- * chunks, as many bytes as were told missed.
+ * SL_SLOW_DROP with a reader that reads nothing until the file beside it
+ * has the first half of the input, far more than the lag and the pipe's
+ * buffer: the pipe, slow, held the file back no longer than it took to
+ * be judged so.  Then read while the second half comes, it holds the
+ * input less whole chunks, as many bytes as were told missed, and is not
+ * closed at the end.  The input is a pipe this thread feeds, so that the
+ * copy cannot end before the reader reads.
  */
 TEST(drop_stalled)
 {
@@ -266,35 +193,40 @@ TEST(drop_stalled)
 	struct trickle t = { 0 };
 	pthread_t tid;
 	struct stat st;
-	int p[2];
+	int p[2], in[2];
 
 	watchdog(120);
-	file_input(8 << 20);
-	c.in = xopen("in", O_RDONLY);
+	make_data(8 << 20);
+	xpipe(in);
+	c.in = in[0];
 	xpipe(p);
 	o[0].fd = file("f0", NULL, 0);
 	o[1].fd = p[1];
 	if (pthread_create(&tid, NULL, copy_thread, &c) != 0)
 		bail_out("pthread_create");
+	xwrite(in[1], data, datalen / 2);
 	/* The watchdog ends a copy held back by the stalled pipe. */
-	while (stat("f0", &st) == 0 && st.st_size < (off_t)datalen)
+	while (stat("f0", &st) == 0 && st.st_size < (off_t)datalen / 2)
 		usleep(1000);
-	ok(holds("f0", NULL),
-	    "drop: the file had every byte while the pipe stalled");
 	t.p = p[0];
 	t.buf = xmalloc(datalen + 1);
 	if (pthread_create(&t.tid, NULL, trickle_reader, &t) != 0)
 		bail_out("pthread_create");
+	xwrite(in[1], data + datalen / 2, datalen - datalen / 2);
+	close(in[1]);
 	pthread_join(tid, NULL);
 	close_outs(o, 2);
 	pthread_join(t.tid, NULL);
+	ok(holds("f0", NULL),
+	    "drop: the file had every byte, half while the pipe stalled");
 	ok(c.r == 0 && s.log.calls == 0 && t.len < datalen &&
+	    s.closed[1] == 0 &&
 	    whole_chunks_left_out(t.buf, t.len, s.missed[1]),
 	    "drop: the stalled pipe had the input less whole chunks "
 	    "(%zu bytes)", t.len);
 	free(t.buf);
 	close(p[0]);
-	close(c.in);
+	close(in[0]);
 	watchdog(0);
 }
 
@@ -346,142 +278,5 @@ TEST(dying_reader)
 	    WTERMSIG(status) == SIGPIPE,
 	    "dying: at SIGPIPE's default action, the process ends of it");
 	reap();
-	watchdog(0);
-}
-
-/*
- * Two outputs failing in the same chunk are told in the order of the
- * outputs, whichever thread met its failure first; a stop asked at the
- * first tells no other.
- */
-TEST(failures_in_order)
-{
-	struct sl_out o[3];
-	int stop;
-
-	watchdog(120);
-	make_data(1 << 20);
-	for (stop = 0; stop <= 1; stop++) {
-		struct seen s = { .log.stop = stop };
-		int in = feeder(65536), r;
-
-		o[0].fd = xopen("/dev/null", O_WRONLY);
-		o[1].fd = xopen("/dev/full", O_WRONLY);
-		o[2].fd = xopen("/dev/full", O_WRONLY);
-		r = run(in, o, 3, 64 << 10, SL_SLOW_WAIT, &s);
-		ok(r == 0 && s.log.calls == 2 - stop &&
-		    s.log.order[0] == 1 && (stop || s.log.order[1] == 2) &&
-		    s.log.err == ENOSPC && !s.log.elsewhere,
-		    "failures told in the order of the outputs%s",
-		    stop ? ", the first alone when it stops" : "");
-		close_outs(o, 3);
-		close(in);
-		reap();
-	}
-	watchdog(0);
-}
-
-/* The address space this process has mapped, in bytes (VmSize). */
-static rlim_t
-address_space(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long long kb = 0;
-
-	if (f == NULL)
-		bail_out("/proc/self/status");
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	if (kb == 0)
-		bail_out("no VmSize");
-	return kb << 10;
-}
-
-/*
- * Return 1 if a limit of the address space a little above what this
- * process holds leaves it the room it seems to; or 0, saying why not:
- * the sanitizers' shadow memory (ThreadSanitizer's own allocations then
- * fail), valgrind's own (its preloaded library says it runs) and an
- * emulator's count against it.
- */
-static int
-address_space_exact(void)
-{
-	const char *pre = getenv("LD_PRELOAD");
-	const char *why = NULL;
-
-#if defined(__SANITIZE_ADDRESS__)
-	why = "AddressSanitizer";
-#elif defined(__SANITIZE_THREAD__)
-	why = "ThreadSanitizer";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	why = "AddressSanitizer";
-#elif __has_feature(thread_sanitizer)
-	why = "ThreadSanitizer";
-#endif
-#endif
-	if (pre != NULL && strstr(pre, "vgpreload") != NULL)
-		why = "valgrind";
-	if (getenv("SPATE_EMULATOR") != NULL)
-		why = "an emulator";
-	if (why == NULL)
-		return 1;
-	/* No case there, as t2007 has none for the sanitizer build: a
-	 * skip would fail CI's runs of these builds (SPATE_NO_SKIP), and
-	 * the case runs in every native build's make check. */
-	printf("# short_of_memory: no case under %s, whose memory counts "
-	    "against the limit\n", why);
-	return 0;
-}
-
-/*
- * Short of memory: under an address-space limit a little above what
- * the process holds, raised a page at a time, the threads cannot be
- * had, or some can, or all can and the first chunk cannot, or it can.
- * Whichever: nothing read, the copy is made as without a lag, and every
- * byte reaches both files; it is no read error.
- */
-TEST(short_of_memory)
-{
-	size_t extra;
-	int fails = 0;
-
-	if (!address_space_exact())
-		return;
-	watchdog(120);
-	file_input(300000);
-	for (extra = 0; extra <= 4 * LAG_CHUNK; extra += 4096) {
-		int status;
-		pid_t pid;
-
-		if ((pid = xfork()) == 0) {
-			struct sl_out o[2];
-			struct seen s = { 0 };
-			struct rlimit was, tight;
-			int in = xopen("in", O_RDONLY), r;
-
-			o[0].fd = file("f0", NULL, 0);
-			o[1].fd = file("f1", NULL, 0);
-			if (getrlimit(RLIMIT_AS, &was) == -1)
-				_exit(2);
-			tight = was;
-			tight.rlim_cur = address_space() + extra;
-			if (setrlimit(RLIMIT_AS, &tight) == -1)
-				_exit(2);
-			r = run(in, o, 2, 1 << 20, SL_SLOW_CLOSE, &s);
-			setrlimit(RLIMIT_AS, &was);
-			_exit(r == 0 && s.log.calls == 0 && holds("f0", NULL) &&
-			    holds("f1", NULL) ? 0 : 1);
-		}
-		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 0)
-			fails++;
-	}
-	ok(fails == 0, "short of memory: every byte, as without a lag "
-	    "(%d limits of %zu failed)", fails, 4 * LAG_CHUNK / 4096 + 1);
 	watchdog(0);
 }
