@@ -12,7 +12,9 @@
 # filter that kills clone, clone3, fork and vfork only (systemd's
 # SystemCallFilter=~@process), and under one that kills the four
 # zero-copy calls, where spate may die only where GNU 9.11 does (its
-# list has one of them).  spate's own options (--progress) have no GNU
+# list has one of them); and under a harmless filter (getppid refused,
+# as any container refuses some call), where strace -f sees no clone,
+# clone3, fork or vfork.  spate's own options (--progress) have no GNU
 # command line to take a list from: those cases run under the two
 # deny-lists alone.  The lists are x86_64's: elsewhere the allow-lists
 # are skipped.
@@ -43,9 +45,11 @@ gc_run() {
 	(cd "$1" && W=$2 B=$3 X=$4 && eval "$5") 2>"$1.err"
 }
 
-# gc_check NAME EXTRA SNIPPET FILTER: GNU 9.1's run of the case, then
-# spate's under FILTER (allow: NAME's list; process: ~@process; zc: the
-# zero-copy calls killed); the same files, bytes and status.
+# gc_check NAME EXTRA SNIPPET FILTER [LIKE]: GNU 9.1's run of the case,
+# then spate's under FILTER (allow: NAME's list; process: ~@process; zc:
+# the zero-copy calls killed, which GNU 9.11 dies of where its list, or
+# LIKE's, has one; traced: a harmless filter, under strace); the same
+# files, bytes and status.
 gc_check() {
 	rm -rf gnu spate gnu.err spate.err &&
 	gc_run gnu "" /usr/bin "" "$3" &&
@@ -54,20 +58,29 @@ gc_check() {
 	process) gc_w="$CALLFILTER -k $(call_numbers clone clone3 fork vfork) --" ;;
 	zc)	gc_w="$CALLFILTER -k $(call_numbers vmsplice splice tee \
 			copy_file_range) --" ;;
+	traced)	gc_w="strace -f -qq -o $TRASH/procs \
+			-e trace=clone,clone3,fork,vfork \
+			$CALLFILTER -e $(call_numbers getppid) --" ;;
 	esac &&
 	gc_run spate "$gc_w" "$BIN_DIR" "$2" "$3" &&
 	if ! diff -r gnu spate >diff; then
 		if [ $4 = zc ] &&
 		    grep -qx "vmsplice\|splice\|tee\|copy_file_range" \
-			"$LISTS/$1.calls"; then
+			"$LISTS/${5:-$1}.calls"; then
 			return 0	# GNU 9.11 is killed there too
 		fi
 		head -n 20 diff spate.err
 		return 1
+	fi &&
+	if [ $4 = traced ] &&
+	    grep -E "^[0-9]+ +(clone|clone3|fork|vfork)\(" "$TRASH/procs"
+	then
+		return 1	# a process or a thread made
 	fi
 }
 
-# gnu_case NAME EXTRA SNIPPET: the corpus's cases, under each filter.
+# gnu_case NAME EXTRA SNIPPET [LIKE]: the corpus's cases, under each
+# filter.
 gnu_case() {
 	gk_pre=CALLFILTER,SPATE
 	case $3 in
@@ -87,7 +100,12 @@ gnu_case() {
 	test_expect_success $gk_pre \
 		"$1: zero-copy calls killed, dies only where GNU 9.11 does" "
 		PY=\$(python3_path 2>/dev/null || :) &&
-		gc_check $1 '$2' '$3' zc
+		gc_check $1 '$2' '$3' zc ${4:-}
+	"
+	test_expect_success $gk_pre,STRACE \
+		"$1: a harmless filter, no clone, fork or vfork (strace)" "
+		PY=\$(python3_path 2>/dev/null || :) &&
+		gc_check $1 '$2' '$3' traced
 	"
 }
 . "$LISTS/corpus.sh"

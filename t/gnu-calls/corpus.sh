@@ -2,7 +2,7 @@
 # directory (NAME.calls, scripts/record-gnu-calls) and checked by t2014.
 # Each is one call of
 #
-#	gnu_case NAME EXTRA SNIPPET
+#	gnu_case NAME EXTRA SNIPPET [LIKE]
 #
 # SNIPPET, a shell command, runs the command under test as "$W $B/CMD":
 # W is what runs it (strace, a filter, or nothing), B the directory of
@@ -13,6 +13,8 @@
 # the system's cat, that feeds or drains a pipe.  $PY is
 # python3, $SOCKIN and $SOCKOUT its programs that make standard input or
 # output a stream socket (t/lib-fd.sh); a case with $PY needs PYTHON3.
+# A case with EXTRA has no GNU command line and no list of its own:
+# LIKE names the case whose command line it is without EXTRA.
 
 gnu_case yes-head '' '{ $W $B/yes; echo $? >st; } | head -c 1000000 >out'
 gnu_case yes-file '' '(ulimit -f 1000; $W $B/yes >out; echo $? >st)'
@@ -32,7 +34,7 @@ gnu_case cat-A '' '{ $W $B/cat -A "$IN"; echo $? >st; } | $SYS_CAT >out'
 gnu_case cat-v '' '{ $W $B/cat -v "$IN"; echo $? >st; } | $SYS_CAT >out'
 gnu_case cat-s '' '{ $W $B/cat -s "$IN"; echo $? >st; } | $SYS_CAT >out'
 gnu_case cat-npf '' '$SYS_CAT "$IN" | $W $B/cat -n >out; echo $? >st'
-gnu_case cat-progress --progress '$W $B/cat $X "$IN" >out 2>/dev/null; echo $? >st'
+gnu_case cat-progress --progress '$W $B/cat $X "$IN" >out 2>/dev/null; echo $? >st' cat-ff
 
 gnu_case tee-pp '' '$SYS_CAT "$IN" | { $W $B/tee f1; echo $? >st; } | $SYS_CAT >out'
 gnu_case tee-3 '' '$SYS_CAT "$IN" | { $W $B/tee f1 f2 f3; echo $? >st; } | $SYS_CAT >out'
