@@ -58,7 +58,7 @@ gc_check() {
 	process) gc_w="$CALLFILTER -k $(call_numbers clone clone3 fork vfork) --" ;;
 	zc)	gc_w="$CALLFILTER -k $(call_numbers vmsplice splice tee \
 			copy_file_range) --" ;;
-	traced)	gc_w="strace -f -qq -o $TRASH/procs \
+	traced)	gc_w="env SPATE_SECCOMP= strace -f -qq -o $TRASH/procs \
 			-e trace=clone,clone3,fork,vfork \
 			$CALLFILTER -e $(call_numbers getppid) --" ;;
 	esac &&
