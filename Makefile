@@ -374,7 +374,7 @@ $(BUILD)/bench/%: bench/%.c
 
 bench-bin: $(BENCHBIN)
 
-bench: all bench-bin
+bench: all bench-bin $(CALLFILTER)
 	BUILD=$(BUILD) bench/run quick
 
 install: install-bin$(MULTICALL:1=-multi) install-lib
