@@ -258,7 +258,7 @@ check-host: $(INJECT)
 # yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
 # MULTI_TESTS names.
 MULTI_TESTS = t/t[0-9]*.sh
-check-multi: bin spate $(INJECT) $(SANDBOX)
+check-multi: bin spate $(INJECT) $(SANDBOX) $(CALLFILTER)
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in spate $(COMMANDS); do \
 		ln -s ../../spate $(BUILD)/multi/bin/$$c || exit 1; done

@@ -32,6 +32,13 @@ test_lazy_prereq CALLFILTER '
 		>/dev/null 2>&1
 '
 
+# PLAIN_BUILD: the commands under test make their own calls alone: not
+# the sanitizer build's (SPATE_SAN), whose runtime makes calls of its own
+# (a thread for its leak check at exit, among others).
+test_lazy_prereq PLAIN_BUILD '
+	test "${SPATE_SAN:-}" != 1
+'
+
 # calls_listed FILE: print call_numbers of the calls FILE lists (one
 # name a line, # comments): an allow-list for callfilter -a.
 calls_listed() {
