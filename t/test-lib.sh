@@ -99,23 +99,8 @@ trap 'cd / && rm -rf "$TRASH"' EXIT
 trap 'exit 143' TERM
 cd "$TRASH" || exit 1
 
-# strace --seccomp-bpf puts a filter on what it traces, which the engine
-# would take for a sandbox's and keep to GNU 9.11's calls (lib/sandbox.c):
-# a shim strace tells it to trust that filter (SPATE_SECCOMP=trust, where
-# the case has not set SPATE_SECCOMP), so that a trace sees the engine's
-# own calls.  In the sanitizer build (SPATE_SAN=1), LeakSanitizer cannot
-# run under ptrace: the shim turns leak checks off too.
-if real_strace=$(command -v strace); then
-	shim_env='SPATE_SECCOMP=${SPATE_SECCOMP-trust}'
-	if [ "${SPATE_SAN:-}" = 1 ]; then
-		shim_env="$shim_env ASAN_OPTIONS=detect_leaks=0"
-	fi
-	mkdir "$TRASH/bin" &&
-	printf '#!/bin/sh\n%s exec %s "$@"\n' "$shim_env" "$real_strace" \
-		>"$TRASH/bin/strace" &&
-	chmod +x "$TRASH/bin/strace" || exit 1
-	PATH=$TRASH/bin:$PATH
-fi
+# The strace the cases run: a shim (lib-strace.sh).
+. "$TEST_DIR/lib-strace.sh"
 
 # Prerequisites.  A case names them, comma separated, before its title:
 # test_expect_success STRACE,!ROOT 'title' '...'.  A prerequisite is set
