@@ -5,8 +5,10 @@
  * handlers hold a lock across a copy, that ignores SIGCHLD or reaps
  * every child in a handler, with much memory resident: no child made,
  * no deadlock, and zero-copy kept where the filter is trusted or absent;
- * under systemd's ~@process (clone, clone3, fork, vfork killed) the
- * fan-out asked for threads copies without them.  Each case with a
+ * a filter installed between two operations seen by the second; a lag
+ * refused under a filter; under systemd's ~@process (clone, clone3,
+ * fork, vfork killed) the fan-out asked for threads copies without
+ * them.  Each case with a
  * filter runs in a child that installs it and reports through its exit
  * status; where no filter can be had those skip, saying so.
  */
@@ -343,6 +345,70 @@ TEST(zerocopy_kept)
 	if ((pid = xfork()) == 0)
 		keeps_splice(0, NULL);
 	ok(exited_ok(pid), "SIGCHLD ignored, no filter: splice kept");
+}
+
+/* In a child with no filter: a filter installed between two operations
+ * is seen by the second; exit 0 if so. */
+static void
+filter_later(void)
+{
+	must(sl_gnu_calls() == 0, "a filter before one was installed");
+	copies();
+	must(harmless() == 0, "no filter");
+	must(sl_gnu_calls() == 1, "the filter installed is not seen");
+	copies();
+	_exit(0);
+}
+
+TEST(filter_installed_later)
+{
+	pid_t pid;
+
+	if (!filters_work()) {
+		skip("a filter installed later: no seccomp filter here");
+		return;
+	}
+	if (filtered_already()) {
+		skip("a filter installed later: this test runs under one");
+		return;
+	}
+	if ((pid = xfork()) == 0)
+		filter_later();
+	ok(exited_ok(pid), "a filter installed between two operations: "
+	    "the second keeps to GNU's calls");
+}
+
+/* In a child under a harmless filter: a lag is refused before a byte is
+ * read, with EPERM and SL_PRIVATE; exit 0 if so. */
+static void
+lag_refused(void)
+{
+	char *data = pattern(0, LEN);
+	int in = xtmpfile_with(data, LEN);
+	struct sl_out outs[2] = { { .fd = xtmpfile() }, { .fd = xtmpfile() } };
+	enum sl_side side = 0;
+	struct sl_fanout_opts o = { .lag = 1 << 20, .side = &side };
+
+	must(harmless() == 0, "no filter");
+	must(sl_fanout_with(in, outs, 2, &o, NULL, NULL) == -1 &&
+	    errno == EPERM && side == SL_PRIVATE, "the lag not refused");
+	must(lseek(in, 0, SEEK_CUR) == 0 &&
+	    lseek(outs[0].fd, 0, SEEK_END) == 0, "bytes moved");
+	_exit(0);
+}
+
+TEST(lag_refused_under_a_filter)
+{
+	pid_t pid;
+
+	if (!filters_work()) {
+		skip("a lag under a filter: no seccomp filter here");
+		return;
+	}
+	if ((pid = xfork()) == 0)
+		lag_refused();
+	ok(exited_ok(pid), "sl_fanout_with with a lag under a filter: -1, "
+	    "EPERM, SL_PRIVATE, nothing read or written");
 }
 
 /* In a child under systemd's ~@process: copies() whole (no thread). */
