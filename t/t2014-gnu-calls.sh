@@ -12,7 +12,7 @@
 # filter that kills clone, clone3, fork and vfork only (systemd's
 # SystemCallFilter=~@process), and under one that kills the four
 # zero-copy calls, where spate may die only where GNU 9.11 does (its
-# list has one of them); and under a harmless filter (getppid refused,
+# list has one of them); and under a harmless filter (acct refused,
 # as any container refuses some call), where strace -f sees no clone,
 # clone3, fork or vfork.  spate's own options (--progress) have no GNU
 # command line to take a list from: those cases run under the two
@@ -60,7 +60,7 @@ gc_check() {
 			copy_file_range) --" ;;
 	traced)	gc_w="env SPATE_SECCOMP= strace -f -qq -o $TRASH/procs \
 			-e trace=clone,clone3,fork,vfork \
-			$CALLFILTER -e $(call_numbers getppid) --" ;;
+			$CALLFILTER -e $(call_numbers acct) --" ;;
 	esac &&
 	gc_run spate "$gc_w" "$BIN_DIR" "$2" "$3" &&
 	if ! diff -r gnu spate >diff; then
