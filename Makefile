@@ -6,7 +6,8 @@ include config.mk
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
 	lib/format.c lib/handoff.c lib/io.c lib/lag.c lib/lagout.c lib/lagtell.c \
 	lib/lanes.c lib/outputs.c lib/pipe.c lib/plain.c lib/refusal.c \
-	lib/repeat.c lib/signals.c lib/sizes.c lib/watch.c lib/xfer.c
+	lib/repeat.c lib/sandbox.c lib/signals.c lib/sizes.c lib/watch.c \
+	lib/xfer.c
 # cat's loops for AVX2 and AVX-512: x86-64 builds only, each file compiled
 # for its instruction set (ISAFLAGS); lib/format.c calls them (FORMAT_AVX)
 # where lib/cpu.c finds the CPU has them.
@@ -34,7 +35,7 @@ FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 # kernel's <linux/seccomp.h>, which musl's headers lack: the static
 # build (check-static) leaves them out (SECCOMP_UNIT=); its refusal.c is
 # the same code.
-SECCOMP_UNIT = t/unit/test_refusal.c
+SECCOMP_UNIT = t/unit/test_refusal.c t/unit/test_sandbox.c
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
 # xfer_pipe and the chunk are tee(2) and splice(2), which the portable build
 # lacks.
@@ -203,11 +204,18 @@ $(SANDBOX): t/sandbox.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -o $@ t/sandbox.c
 
+# The filters over call numbers (t/callfilter.c): GNU's allow-lists
+# (t2014), systemd's ~@process, the bench's filtered rows.
+CALLFILTER = $(BUILD)/t/callfilter
+$(CALLFILTER): t/callfilter.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -o $@ t/callfilter.c
+
 # Unit tests of the engine, then shell tests of the commands: all of
 # them, or the unit tests (CHECK_UNIT) and the scripts CHECK_TESTS names.
 CHECK_TESTS =
 CHECK_UNIT = $(UNITBIN)
-check: all unit $(INJECT) $(SANDBOX)
+check: all unit $(INJECT) $(SANDBOX) $(CALLFILTER)
 	BUILD=$(BUILD) t/run $(if $(CHECK_TESTS),$(CHECK_UNIT) $(CHECK_TESTS))
 
 # make check as where the optional tools are missing (scripts/check-bare):
@@ -251,7 +259,7 @@ check-host: $(INJECT)
 # yes, tee and cat to it in $(BUILD)/multi/bin: all of them, or those
 # MULTI_TESTS names.
 MULTI_TESTS = t/t[0-9]*.sh
-check-multi: bin spate $(INJECT) $(SANDBOX)
+check-multi: bin spate $(INJECT) $(SANDBOX) $(CALLFILTER)
 	rm -rf $(BUILD)/multi/bin && mkdir $(BUILD)/multi/bin
 	for c in spate $(COMMANDS); do \
 		ln -s ../../spate $(BUILD)/multi/bin/$$c || exit 1; done
@@ -375,7 +383,7 @@ $(BUILD)/bench/%: bench/%.c
 
 bench-bin: $(BENCHBIN)
 
-bench: all bench-bin
+bench: all bench-bin $(CALLFILTER)
 	BUILD=$(BUILD) bench/run quick
 
 install: install-bin$(MULTICALL:1=-multi) install-lib

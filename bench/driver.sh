@@ -116,6 +116,17 @@ row_own() { # SC
 	only "$1" || return 0
 	CUR_RUNS=$RUNS CUR_SECS=$SECS timed scenario "$1" - spate
 }
+# A row under a seccomp filter (FILTER): spate, spate trusting the
+# filter, and the GNUs under it.
+row_seccomp() { # SC COMMAND
+	local sc=$1 c=$2 t=() x
+	only "$sc" || return 0
+	tools_for "$c"
+	for x in "${TOOLS[@]}"; do
+		case $x in spate) t+=(spate trusted) ;; gnu-*) t+=("$x") ;; esac
+	done
+	CUR_RUNS=$RUNS CUR_SECS=$SECS timed scenario "$sc" - "${t[@]}"
+}
 # A row that measures cores: runs of CORE_SECS, long enough for tee's
 # threads to start (after 4 MiB) and to pay for starting.
 row_cores() { # SC COMMAND [EXTRA...]

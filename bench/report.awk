@@ -134,7 +134,7 @@ BEGIN {
 	runs = res "/runs.csv"
 	print "family,tool,scenario,param,runs,bytes_per_run,median,unit,min,max,vs_gnu,ratio,ratio_min,ratio_max,cpu_s_per_gib" >csv
 	print "scenario,param,tool,round,bytes_per_run,bytes_timed,ns,cpu_ns" >runs
-	nfam = split("yes tee cat", fams)
+	nfam = split("yes tee cat seccomp", fams)
 }
 
 # The columns of family F: every tool with a row in it; NG of them GNU.

@@ -80,7 +80,7 @@ report_head() {
 report_meta() {
 	local t
 	{
-		for t in spate serial $(printf '%s\n' "${!LABEL[@]}" | grep '^gnu-' | sort -rV) \
+		for t in spate serial trusted $(printf '%s\n' "${!LABEL[@]}" | grep '^gnu-' | sort -rV) \
 		    busybox toybox uutils pv limit split; do
 			echo "tool	$t	${LABEL[$t]}"
 		done

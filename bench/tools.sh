@@ -6,6 +6,8 @@
 # A tool is one word:
 #   spate       $BUILD/yes, tee, cat (a command that is not built has no rows)
 #   serial       $BUILD/tee with SPATE_THREADS=1: copies on one thread
+#   trusted      $BUILD/CMD with SPATE_SECCOMP=trust: the whole engine
+#                under a seccomp filter (the seccomp rows only)
 #   gnu-VERSION  GNU coreutils VERSION: /usr/bin, and each directory of
 #                BENCH_GNU (dir[:dir...]) holding GNU builds; the version
 #                is the last word of the first line of `CMD --version`
@@ -61,12 +63,19 @@ set_cmd() { # COMMAND TOOL
 	spate) CMD=("$BUILD/$1" ${PROGRESS:+--progress} \
 	    ${LAG:+--slow-output=close}) ;;
 	serial) CMD=(env SPATE_THREADS=1 "$BUILD/$1") ;;
+	trusted) CMD=(env SPATE_SECCOMP=trust "$BUILD/$1") ;;
 	busybox) CMD=(busybox "$1") ;;
 	toybox) CMD=(toybox "$1") ;;
 	uutils) CMD=(coreutils "$1") ;;
 	pv) CMD=(pv -q) ;;
 	limit) CMD=("$BB/limit-$1") ;;
 	esac
+	# A seccomp row: the command under a filter that refuses acct(2),
+	# which nothing here makes, as a container's profile refuses some
+	# calls (FILTER: callfilter and its options).
+	if [ -n "${FILTERED:-}" ]; then
+		CMD=("${FILTER[@]}" "$(command -v "${CMD[0]}")" "${CMD[@]:1}")
+	fi
 }
 
 # PEERS_yes, PEERS_tee, PEERS_cat: the peers that answer like the command
@@ -99,6 +108,7 @@ find_peers() {
 	command -v taskset >/dev/null 2>&1 || MISSING+=(taskset)
 	LABEL[spate]=spate
 	LABEL[serial]="spate, 1 thread"
+	LABEL[trusted]="spate, SPATE_SECCOMP=trust"
 	LABEL[pv]=pv
 	LABEL[limit]="limit loop"
 	LABEL[split]="split over $NCPU tees"

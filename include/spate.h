@@ -9,6 +9,25 @@
  *
  * Setting the environment variable SPATE_ZEROCOPY to 0 makes every call
  * take the portable read/write path.
+ *
+ * What the engine creates: pipes of its own (close-on-exec, at
+ * descriptors above 2), closed by the call that made them, or for a
+ * concatenation by sl_cat_close; threads, only where a call's contract
+ * says so (SL_FANOUT_THREADS, a lag), all joined before it returns but
+ * a closed output's (sl_fanout_with); never a process: it never calls
+ * fork(2), vfork(2) or clone(2) for one, and never waits for a child,
+ * so a caller's pthread_atfork handlers, its SIGCHLD disposition and
+ * its children are its own.
+ *
+ * Under a seccomp filter (sl_gnu_calls) the engine makes only the
+ * system calls GNU coreutils 9.11's cat, tee and yes make for the same
+ * work, so that whatever filter lets those run lets it run: no thread
+ * at all, tee's copies by GNU's own loop (8 KiB read(2), a write(2) to
+ * each output), cat's text by read(2)/write(2), plain cat and yes on
+ * GNU 9.11's zero-copy calls (splice, copy_file_range, vmsplice).  A
+ * refusal with an errno still falls back to read(2)/write(2).  Setting
+ * SPATE_SECCOMP to "trust" takes the whole engine under a filter too:
+ * the user says the filter refuses with errors rather than kills.
  */
 #ifndef SPATE_H
 #define SPATE_H
@@ -20,6 +39,16 @@ struct stat;
 
 /* The one source of the version number: the Makefile reads it here. */
 #define SPATE_VERSION "0.3.0"
+
+/*
+ * Return 1 if the engine keeps, from now on, to GNU 9.11's calls (see
+ * above): a seccomp filter is in force on the calling thread (as
+ * /proc/thread-self/status says, or, without /proc, prctl(2)
+ * PR_GET_SECCOMP) and SPATE_SECCOMP is not "trust".  Each operation
+ * below looks again when it starts, since a program may install a
+ * filter between two; once one is in force the answer stays 1.
+ */
+int sl_gnu_calls(void);
 
 /* Which descriptor of a copy failed, or that memory did (ENOMEM: not
  * even a small buffer could be had; GNU says "memory exhausted"), or the
@@ -99,10 +128,13 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * have no byte after it).  Short of memory, the
  * engine copies on, as GNU's tee copies through a buffer on its stack:
  * through smaller buffers, down to GNU's 8 KiB of its own, and without
- * even its state for the N outputs, by GNU's own loop (no threads, no
- * SL_FANOUT_PIPE_CHECK, FAIL called at once).
+ * even its state for the N outputs, by GNU's own loop (no threads,
+ * SL_FANOUT_PIPE_CHECK watching the first output alone, as GNU 9.11's
+ * tee -p, FAIL called at once).
  *
- * With SL_FANOUT_THREADS the copies into regular files are shared among
+ * Under a seccomp filter (sl_gnu_calls) the copy is GNU's loop, without
+ * threads, whatever FLAGS ask.  With SL_FANOUT_THREADS the copies into
+ * regular files are shared among
  * threads, one per CPU at most, the caller's included, once two outputs
  * or more need a copy of every byte (files, sockets), one of them a
  * file, and the stream has shown itself big enough to repay threads.
@@ -190,7 +222,9 @@ typedef void sl_slow_fn(void *ctx, size_t i, enum sl_slow what,
  * writes nothing else.  Where two outputs are the same file, pipe or
  * socket, or an output is the input, the copy is made without a lag;
  * where the threads or the memory of the lag cannot be had, it is not
- * made: -1 with *SIDE SL_MEMORY, nothing read.
+ * made: -1 with *SIDE SL_MEMORY, nothing read.  Under a seccomp filter
+ * (sl_gnu_calls) a lag with two outputs or more is refused before
+ * anything is read: -1, errno EPERM, *SIDE SL_PRIVATE.
  */
 struct sl_fanout_opts {
 	unsigned flags;			/* SL_FANOUT_* */

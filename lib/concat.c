@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -86,6 +87,7 @@ sl_cat_open(int out, unsigned flags)
 	if (c == NULL)
 		return NULL;
 	c->flags = flags;
+	sandbox_look();
 	end_init(&c->out, out);
 	link_init(&c->link, NULL, &c->out);
 	fmt_init(&c->fmt, flags);
@@ -125,7 +127,8 @@ static int
 handoff_warranted(const struct sl_cat *c)
 {
 	return traits(&c->out)->pipe && c->out.write_end && !c->out.append &&
-	    !c->out.packets && zerocopy_allowed() && handoff_available();
+	    !c->out.packets && zerocopy_allowed() && !c->link.gnu &&
+	    handoff_available();
 }
 
 /*
@@ -238,12 +241,17 @@ transform(struct sl_cat *c, const char *in, size_t len)
 }
 
 /* Return 1 if a read of IN would wait: nothing is there yet.  A signal
- * that interrupts the look is no answer: wait_any looks again. */
+ * that interrupts the look is no answer: wait_any looks again.  Under a
+ * filter (GNU) it asks as GNU 9.11's cat asks, ioctl(2) FIONREAD, and
+ * a descriptor that cannot say has nothing, as GNU takes it. */
 static int
-would_wait(int in)
+would_wait(int in, int gnu)
 {
 	struct pollfd p = { .fd = in, .events = POLLIN };
+	int n;
 
+	if (gnu)
+		return ioctl(in, FIONREAD, &n) == -1 || n == 0;
 	return wait_any(&p, 1, 0) == 0;
 }
 
@@ -262,7 +270,7 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 		ssize_t n;
 
 		if (pending(c) > 0 && !traits(&c->in)->file &&
-		    would_wait(c->in.fd) && flush(c) == -1) {
+		    would_wait(c->in.fd, c->link.gnu) && flush(c) == -1) {
 			*side = SL_OUTPUT;
 			return -1;
 		}

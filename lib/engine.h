@@ -103,6 +103,7 @@ struct link {
 	char *buf;		/* the read/write buffer, BUF_SIZE bytes */
 	size_t bufsize;		/* ... or fewer, if memory was short */
 	int side;		/* after a failure: SL_INPUT or SL_OUTPUT */
+	int gnu;		/* GNU 9.11's calls alone (gnu_calls) */
 };
 
 /* The read/write buffer: big enough to amortise system calls, small
@@ -225,9 +226,7 @@ struct io_call {
  * Run C's call until it moves something or fails for real.  EINTR is
  * retried; EAGAIN is waited out in poll(2) on the side that is not
  * ready (wait_either for two descriptors), or by C->wait, SPIN_MAX
- * times in a row at most (then -1, EAGAIN, C->spun).  A zero-copy call
- * that call_permitted says would kill the process is not made: it
- * fails with ENOSYS, a refusal.  A write
+ * times in a row at most (then -1, EAGAIN, C->spun).  A write
  * with C->mask waits so with that mask, and into a pipe (C->pipe) that
  * cannot take it whole, waits for room first (pipe_wait_room).  Return:
  *   > 0  the count, maybe short of C->len (io_move_all loops on it);
@@ -330,7 +329,11 @@ int pipe_resize(struct end *e, long size);
 
 /* refusal.c */
 int zerocopy_refused(const struct io_call *c);
-int call_permitted(enum io_op op);
+
+/* sandbox.c */
+int sandbox_status(const char *path);
+void sandbox_look(void);
+int gnu_calls(void);
 
 /* xfer.c */
 void link_init(struct link *l, struct end *in, struct end *out);

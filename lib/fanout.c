@@ -494,6 +494,9 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	size_t i, only = 0;
 	int r = 1, saved;
 
+	sandbox_look();
+	if (gnu_calls())
+		return fan_gnu(in, outs, n, o, fail, ctx);
 	/* With a lag, the copy says which side failed. */
 	if ((r = lag_fanout(in, outs, n, o, fail, ctx)) <= 0)
 		return r;
@@ -502,7 +505,7 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	if (f.ends == NULL || f.polls == NULL) {
 		free(f.ends);
 		free(f.polls);
-		r = fan_plain(in, outs, n, fail, ctx);
+		r = fan_plain(in, outs, n, o, fail, ctx);
 		if (r == -1 && o->side != NULL)
 			*o->side = SL_INPUT;
 		return r;

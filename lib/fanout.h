@@ -258,9 +258,11 @@ void size_chunk_pipe(struct fan *f);
 int lag_fanout(int in, struct sl_out *outs, size_t n,
     const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
 
-/* plain.c: the fan-out without its state. */
-int fan_plain(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
-    void *ctx);
+/* plain.c: the fan-out without its state, GNU's loop. */
+int fan_plain(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
+int fan_gnu(int in, struct sl_out *outs, size_t n,
+    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
 
 /*
  * watch.c: when the fan-out waits, and on what.  A zero-copy call's

@@ -73,7 +73,9 @@ describe(struct end *e, int fd, const struct stat *st)
 		e->kind = K_FILE;
 	else if (S_ISSOCK(st->st_mode)) {
 		e->kind = K_SOCKET;
-		e->records = socket_records(fd);
+		/* Under a filter, GNU's commands ask no socket its type:
+		 * a stream, as they take it. */
+		e->records = !gnu_calls() && socket_records(fd);
 	}
 }
 
@@ -93,6 +95,13 @@ end_init(struct end *e, int fd)
 		return;
 	}
 	describe(e, fd, &st);
+	/* Under a filter, no F_GETFL where GNU 9.11's cat makes no
+	 * fcntl(2) (file to file): an O_APPEND or read-only end is then
+	 * told by the zero-copy call's refusal or error, as GNU's is. */
+	if (gnu_calls()) {
+		e->write_end = 1;
+		return;
+	}
 	if ((fl = fcntl(fd, F_GETFL)) == -1) {
 		/* Unknown flags: O_APPEND may hide there, so no splice. */
 		e->append = 1;

@@ -139,10 +139,6 @@ io_call_once(const struct io_call *c)
 {
 	struct iovec iov = { .iov_base = c->buf, .iov_len = c->len };
 
-	if (io_zerocopy(c->op) && !call_permitted(c->op)) {
-		errno = ENOSYS;
-		return -1;
-	}
 	switch (c->op) {
 	case IO_READ:
 		return read(c->in, c->buf, c->len);

@@ -72,6 +72,7 @@ sl_repeat(int fd, const char *line, size_t len)
 	 * the next round.  That is safe only because they never change once
 	 * handed to the pipe: a buffer only grows, past what was sent.
 	 */
+	sandbox_look();
 	end_init(&out, fd);
 	link_init(&l, NULL, &out);
 	records = end_keeps_writes(&out);
@@ -103,7 +104,9 @@ sl_repeat(int fd, const char *line, size_t len)
 			replicate(buf, fill, cap);
 		} else if (l.path == PATH_VMSPLICE && !big) {
 			size_t size = whole_lines(len, ZC_MAX);
-			char *b = map_memory(size, 1);
+			/* Under a filter, no madvise(2): GNU's yes makes
+			 * none. */
+			char *b = map_memory(size, !l.gnu);
 
 			big = 1;
 			if (b == NULL)

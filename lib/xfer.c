@@ -108,12 +108,13 @@ choose_path(const struct end *in, const struct end *out)
  * fast path at once (copy_file_range shares a file's extents where
  * the file system can, and only a copy that starts with it is shared
  * whole); from any other descriptor read/write, until a read shows a
- * stream worth zero-copy (see ZC_AFTER). */
+ * stream worth zero-copy (see ZC_AFTER).  Under a filter the fast path
+ * at once, as GNU 9.11's cat, which makes no write(2) before it. */
 static enum path
 first_path(const struct link *l)
 {
-	return l->in == NULL || l->fast == PATH_COPY_RANGE ? l->fast :
-	    PATH_RW;
+	return l->in == NULL || l->fast == PATH_COPY_RANGE || l->gnu ?
+	    l->fast : PATH_RW;
 }
 
 /* Start a link from IN to OUT, or from memory to OUT if IN is NULL. */
@@ -123,6 +124,7 @@ link_init(struct link *l, struct end *in, struct end *out)
 	memset(l, 0, sizeof *l);
 	l->in = in;
 	l->out = out;
+	l->gnu = gnu_calls();
 	l->fast = choose_path(in, out);
 	l->path = first_path(l);
 	l->via[0] = l->via[1] = -1;
@@ -394,14 +396,15 @@ write_via_bytes(struct link *l)
  * Before L's next splice into its private pipe, empty between steps: if
  * the input has had nothing to read for IDLE_MS, give the pipe back and
  * wait for input holding none (step_via makes a new one, at the size
- * pipes start with).  A regular file never keeps us waiting.
+ * pipes start with).  A regular file never keeps us waiting.  Under a
+ * filter the pipe is kept, as GNU 9.11's cat keeps it: no poll(2).
  */
 static void
 idle_via(struct link *l)
 {
 	int fd = l->in->fd;
 
-	if (l->via[0] == -1 || traits(l->in)->file ||
+	if (l->via[0] == -1 || traits(l->in)->file || l->gnu ||
 	    wait_fd(fd, POLLIN, 0) == 0 || errno != ETIMEDOUT ||
 	    wait_fd(fd, POLLIN, IDLE_MS) == 0 || errno != ETIMEDOUT)
 		return;

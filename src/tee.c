@@ -280,6 +280,12 @@ main(int argc, char *argv[])
 	r.opts.flags = fanout_flags(r.mode);
 	r.opts.slow_fn = too_slow;
 	r.opts.side = &side;
+	/* A lag takes a thread an output, which a seccomp filter may kill
+	 * for: refused there, before a file is opened, unless trusted. */
+	if ((r.lag_given || r.slow_given) && sl_gnu_calls())
+		errx(1, "%s", _("--lag and --slow-output need threads, which "
+		    "a seccomp filter may kill for; SPATE_SECCOMP=trust "
+		    "allows them"));
 
 	nfiles = argc - optind;
 	r.names = argv + optind - 1;

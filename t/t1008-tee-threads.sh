@@ -327,9 +327,8 @@ test_expect_success ZEROCOPY,STRACE,SMP 'many files: lanes within 4 MiB, or no t
 # As an unprivileged uid of our own, with no process to spare, a thread
 # cannot be made: tee copies on its own thread and loses nothing.  (The
 # cases that count threads started need the zero-copy path, ZEROCOPY:
-# lanes are fed by tee(2).)  Traced without --seccomp-bpf: under a
-# filter the engine makes each zero-copy call first in a child, which
-# this uid has no process for, and then copies by read/write alone.
+# lanes are fed by tee(2).)  Traced without --seccomp-bpf, as the
+# unfiltered tee it tests.
 test_expect_success ZEROCOPY,STRACE,SMP,QUOTA_SETUID,QUOTA_COPY 'ulimit -u too low for a thread: every byte, on one thread' '
 	mkdir -m 0777 q &&
 	$SYS_CAT "$TRASH/in.big" |

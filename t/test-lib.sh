@@ -99,15 +99,8 @@ trap 'cd / && rm -rf "$TRASH"' EXIT
 trap 'exit 143' TERM
 cd "$TRASH" || exit 1
 
-# In the sanitizer build (SPATE_SAN=1), LeakSanitizer cannot run under
-# ptrace: a shim strace turns leak checks off for the commands it traces.
-if [ "${SPATE_SAN:-}" = 1 ] && real_strace=$(command -v strace); then
-	mkdir "$TRASH/bin" &&
-	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' \
-		"$real_strace" >"$TRASH/bin/strace" &&
-	chmod +x "$TRASH/bin/strace" || exit 1
-	PATH=$TRASH/bin:$PATH
-fi
+# The strace the cases run: a shim (lib-strace.sh).
+. "$TEST_DIR/lib-strace.sh"
 
 # Prerequisites.  A case names them, comma separated, before its title:
 # test_expect_success STRACE,!ROOT 'title' '...'.  A prerequisite is set

@@ -1,10 +1,9 @@
 /*
  * Unit tests of lib/refusal.c: which failures of a zero-copy call are
  * refusals, the bound on EAGAIN that no wait clears (io.c's SPIN_MAX),
- * a refusal after zero-copy moved bytes, and a call that a seccomp
- * filter kills for.  The filters are real: each case that needs one
- * runs in a child that installs it (prctl(2)) and reports through its
- * exit status; a system that takes no filter (qemu-user, a kernel
+ * and a refusal after zero-copy moved bytes.  The filters are real:
+ * each case that needs one runs in a child that installs it (prctl(2))
+ * and reports through its exit status; a system that takes no filter (qemu-user, a kernel
  * without seccomp) skips those, saying so.
  */
 #define _GNU_SOURCE
@@ -233,18 +232,5 @@ TEST(eagain_forever)
 	ok(st == 0, "link_step: splice saying EAGAIN whatever poll says "
 	    "ends (SPIN_MAX): read/write, the file whole (%s)",
 	    st == 9 ? "it spun until the alarm" : "no spin");
-}
-
-TEST(killed_for_it)
-{
-	int st;
-
-	if (!filters_work()) {
-		skip("a filter that kills for splice: no seccomp filter here");
-		return;
-	}
-	st = refused_after(0, SECCOMP_RET_KILL_PROCESS);
-	ok(st == 0, "link_step under a filter that kills for splice: the "
-	    "call is probed in a child, read/write, the file whole");
 }
 #endif
