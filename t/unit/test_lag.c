@@ -97,8 +97,8 @@ trickle_reader(void *arg)
 	struct trickle *t = arg;
 	ssize_t k;
 
-	while (t->len <= datalen &&
-	    (k = read(t->p, t->buf + t->len, 4096)) > 0) {
+	while (t->len <= datalen && (k = read(t->p, t->buf + t->len,
+	    datalen + 1 - t->len < 4096 ? datalen + 1 - t->len : 4096)) > 0) {
 		t->len += k;
 		sched_yield();
 	}
