@@ -142,6 +142,7 @@ const struct traits *traits(const struct end *e);
 void end_init(struct end *e, int fd);
 void end_init_input(struct end *e, int fd, const struct stat *st);
 int end_keeps_writes(const struct end *e);
+int end_may_keep_writes(const struct end *);
 int zerocopy_allowed(void);
 int pipe_private(int p[2]);
 void close_pair(int p[2]);

@@ -138,6 +138,18 @@ end_keeps_writes(const struct end *e)
 	return e->records || e->packets;
 }
 
+/*
+ * Return 1 if each write(2) to E may reach its reader apart from the
+ * others: it does (end_keeps_writes), or E is a socket that was not
+ * asked whether it keeps records (under a seccomp filter, describe).
+ * yes writes GNU's records to such an end, as GNU's readers expect.
+ */
+int
+end_may_keep_writes(const struct end *e)
+{
+	return end_keeps_writes(e) || (e->kind == K_SOCKET && gnu_calls());
+}
+
 /* Return 1 unless SPATE_ZEROCOPY=0 or the build asks for read/write. */
 int
 zerocopy_allowed(void)

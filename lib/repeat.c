@@ -75,7 +75,7 @@ sl_repeat(int fd, const char *line, size_t len)
 	sandbox_look();
 	end_init(&out, fd);
 	link_init(&l, NULL, &out);
-	records = end_keeps_writes(&out);
+	records = end_may_keep_writes(&out);
 	max = whole_lines(len, records ? GNU_RECORD :
 	    l.path == PATH_VMSPLICE ? ZC_MID : RW_MAX);
 	/* Short of memory, a smaller buffer only costs more calls (but for
@@ -102,7 +102,7 @@ sl_repeat(int fd, const char *line, size_t len)
 
 			cap = cap > max / 2 ? max : 2 * cap;
 			replicate(buf, fill, cap);
-		} else if (l.path == PATH_VMSPLICE && !big) {
+		} else if (l.path == PATH_VMSPLICE && !big && !records) {
 			size_t size = whole_lines(len, ZC_MAX);
 			/* Under a filter, no madvise(2): GNU's yes makes
 			 * none. */

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-data.sh"
 . "$TEST_DIR/lib-fd.sh"
+. "$TEST_DIR/lib-fault.sh"
 test_require_prereq GNU
 
 # yes_records_as_gnu KIND LINE...: the first 40 records `yes LINE...`
@@ -56,6 +57,17 @@ p.wait()
 " &&
 	yes_ref hello | head -c $((400 * 8190)) >expect &&
 	cmp expect actual
+'
+
+# Under a seccomp filter yes asks no socket its type (GNU's commands ask
+# none): to any socket it writes GNU's records, so that where the
+# zero-copy calls are refused a reader of records loses nothing.
+test_expect_success PYTHON3,SECCOMP,SPATE \
+	'seqpacket stdout under a filter, zero-copy refused: GNU records' '
+	with_record_stdout seqpacket 40 $GNU_YES hello >expect &&
+	with_record_stdout seqpacket 40 "$SANDBOX" \
+		vmsplice:EPERM,splice:EPERM -- yes hello >actual &&
+	test_cmp expect actual
 '
 
 test_done
