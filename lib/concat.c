@@ -229,7 +229,7 @@ transform(struct sl_cat *c, const char *in, size_t len)
 		c->pending += fmt_run(&c->fmt, in, k, c->outbuf + c->pending);
 		in += k;
 		len -= k;
-		if (c->pending >= FMT_OUT && (end_keeps_writes(&c->out) ?
+		if (c->pending >= FMT_OUT && (end_may_keep_writes(&c->out) ?
 		    write_records(c) : flush(c)) == -1)
 			return -1;
 		/* That flush may have started the handoff (and freed

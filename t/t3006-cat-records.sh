@@ -8,6 +8,7 @@
 # the same records.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-fd.sh"
+. "$TEST_DIR/lib-fault.sh"
 test_require_prereq GNU
 
 test_expect_success 'setup: three inputs, text and binary' '
@@ -52,5 +53,17 @@ for kind in seqpacket dgram packet; do
 		cat_records_as_gnu '$kind'
 	'
 done
+
+# Under a seccomp filter cat asks no socket its type (GNU's commands ask
+# none): its formatting cat writes GNU's records to any socket, so that
+# a reader of records loses nothing.
+test_expect_success PYTHON3,SECCOMP,SPATE \
+	'seqpacket stdout under a filter: cat -A writes GNU records' '
+	(cd "$TRASH" && with_record_stdout seqpacket 0 $GNU_CAT -A \
+		f1 f2 f3) >expect &&
+	(cd "$TRASH" && with_record_stdout seqpacket 0 "$SANDBOX" \
+		vmsplice:EPERM,splice:EPERM -- cat -A f1 f2 f3) >actual &&
+	test_cmp expect actual
+'
 
 test_done
