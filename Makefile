@@ -72,7 +72,7 @@ HDR = include/spate.h src/cmd.h src/progress.h src/progress-line.h \
 THREADS = -pthread
 
 # The ABI version of libspate.so: bump it when the API changes.
-SONAME = libspate.so.2
+SONAME = libspate.so.1
 
 # The binutils of $(CC)'s target, so that `make CC=aarch64-linux-gnu-gcc`
 # (or debhelper's cross build, which passes CC alone) cross-builds: a
@@ -124,14 +124,14 @@ $(BUILD)/engine.a: $(LIBOBJ)
 	$(AR) rcs $@ $(LIBOBJ)
 
 # The installed archive is one object whose only global names are the
-# sl_* API that lib/spate.map lists: the engine's internals (write_all,
+# spate_* API that lib/spate.map lists: the engine's internals (write_all,
 # fmt_run ...) are local to it, so that they cannot clash with the names
 # of a program that links it.  The compiler driver links the objects
 # (-r), so that the linker is its target's, not the bare ld of the host.
 $(BUILD)/libspate.a: $(LIBOBJ) lib/spate.map
 	rm -f $@
 	$(CC) -r -nostdlib -o $(BUILD)/libspate.o $(LIBOBJ)
-	sed -n 's/^[[:space:]]*\(sl_[a-z_]*\);$$/\1/p' lib/spate.map \
+	sed -n 's/^[[:space:]]*\(spate_[a-z_]*\);$$/\1/p' lib/spate.map \
 		>$(BUILD)/libspate.syms
 	$(OBJCOPY) --keep-global-symbols=$(BUILD)/libspate.syms \
 		$(BUILD)/libspate.o
@@ -141,7 +141,7 @@ $(BUILD)/pic/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(ISAFLAGS) -fPIC -c -o $@ $<
 
-# The version script keeps every name but the sl_* API private.
+# The version script keeps every name but the spate_* API private.
 $(BUILD)/$(SONAME): $(PICOBJ) lib/spate.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=lib/spate.map -o $@ $(PICOBJ) $(THREADS)
@@ -316,7 +316,7 @@ $(ARCHES:%=check-cross-%): check-cross-%:
 		CROSS_TESTS32="$(if $(call full,$*),,$(CROSS_TESTS32))" \
 		scripts/check-cross
 
-# The Debian packages (spate, libspate2, libspate-dev), built from the
+# The Debian packages (spate, libspate1, libspate-dev), built from the
 # release tarball: twice, compared byte for byte; lintian on them; then
 # installed, tested (/usr/lib/spate/bin, the library by pkg-config) and
 # removed; then cross-built for CROSS_ARCH (arm64 unless set), its
@@ -443,7 +443,7 @@ check-install: all
 	MAKE="$(MAKE)" BINDIR="$(BINDIR)" QUICK="$(QUICK)" scripts/check-install
 
 # Build examples/yes-lite.c against the installed library, found by
-# pkg-config, and run it; both libraries must export sl_* and nothing
+# pkg-config, and run it; both libraries must export spate_* and nothing
 # else, and a program that defines the engine's internal names must link
 # against each.
 check-example: all

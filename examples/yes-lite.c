@@ -23,6 +23,6 @@ main(int argc, char *argv[])
 	memcpy(line, word, len);
 	line[len] = '\n';
 	/* Returns only on failure: the reader left, or a write error. */
-	sl_repeat(STDOUT_FILENO, line, len + 1);
+	spate_repeat(STDOUT_FILENO, line, len + 1);
 	err(1, "standard output");
 }

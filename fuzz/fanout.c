@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: sl_fanout through real pipes and files.
+ * libFuzzer target: spate_fanout through real pipes and files.
  *
  * The fuzzer's input chooses the input kind (pipe or regular file), the
  * writer's chunk size, whether zero-copy is allowed, O_NONBLOCK on the
@@ -145,7 +145,7 @@ nonblock(int fd)
 int
 LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
-	struct sl_out outs[MAXOUT];
+	struct spate_out outs[MAXOUT];
 	struct drain dr[MAXOUT];
 	pthread_t th[MAXOUT], fth;
 	struct feed fd_feed;
@@ -218,8 +218,8 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			die("input file");
 	}
 
-	if (sl_fanout(input, outs, nout, no_failure, NULL) == -1)
-		die("sl_fanout");
+	if (spate_fanout(input, outs, nout, no_failure, NULL) == -1)
+		die("spate_fanout");
 	if (pipe_in && pthread_join(fth, NULL) != 0)
 		die("pthread_join");
 	close(input);

@@ -1,10 +1,10 @@
 /*
- * libFuzzer target: sl_repeat into a pipe read in fuzzer-chosen chunks.
+ * libFuzzer target: spate_repeat into a pipe read in fuzzer-chosen chunks.
  *
  * The input chooses how much to read (up to a few MiB: past the 64 KiB
  * and 2 MiB buffer changes), the read sizes, zero-copy on or off,
  * O_NONBLOCK on the pipe, and the line (the rest of the input).  A child
- * runs sl_repeat, which never returns while the reader reads and maps
+ * runs spate_repeat, which never returns while the reader reads and maps
  * buffers it never frees; the parent reads, checks every byte against
  * the line repeated, closes the pipe and expects the child to see EPIPE.
  */
@@ -63,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			if (fl == -1 || fcntl(p[1], F_SETFL, fl | O_NONBLOCK))
 				_exit(3);
 		}
-		if (sl_repeat(p[1], (const char *)line, len) == -1 &&
+		if (spate_repeat(p[1], (const char *)line, len) == -1 &&
 		    errno == EPIPE)
 			_exit(0);
 		_exit(2);
@@ -97,7 +97,7 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		if (errno != EINTR)
 			die("waitpid");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "sl_repeat did not end with EPIPE: status %#x\n",
+		fprintf(stderr, "spate_repeat did not end with EPIPE: status %#x\n",
 		    st);
 		abort();
 	}
@@ -109,7 +109,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* sl_repeat must see EPIPE once the reader has gone. */
+	/* spate_repeat must see EPIPE once the reader has gone. */
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }

@@ -12,14 +12,14 @@
  *
  * What the engine creates: pipes of its own (close-on-exec, at
  * descriptors above 2), closed by the call that made them, or for a
- * concatenation by sl_cat_close; threads, only where a call's contract
- * says so (SL_FANOUT_THREADS, a lag), all joined before it returns but
- * a closed output's (sl_fanout_with); never a process: it never calls
+ * concatenation by spate_cat_close; threads, only where a call's contract
+ * says so (SPATE_FANOUT_THREADS, a lag), all joined before it returns but
+ * a closed output's (spate_fanout_with); never a process: it never calls
  * fork(2), vfork(2) or clone(2) for one, and never waits for a child,
  * so a caller's pthread_atfork handlers, its SIGCHLD disposition and
  * its children are its own.
  *
- * Under a seccomp filter (sl_gnu_calls) the engine makes only the
+ * Under a seccomp filter (spate_gnu_calls) the engine makes only the
  * system calls GNU coreutils 9.11's cat, tee and yes make for the same
  * work, so that whatever filter lets those run lets it run: no thread
  * at all, tee's copies by GNU's own loop (8 KiB read(2), a write(2) to
@@ -38,7 +38,7 @@
 struct stat;
 
 /* The one source of the version number: the Makefile reads it here. */
-#define SPATE_VERSION "0.3.0"
+#define SPATE_VERSION "0.4.0"
 
 /*
  * Return 1 if the engine keeps, from now on, to GNU 9.11's calls (see
@@ -48,17 +48,17 @@ struct stat;
  * below looks again when it starts, since a program may install a
  * filter between two; once one is in force the answer stays 1.
  */
-int sl_gnu_calls(void);
+int spate_gnu_calls(void);
 
 /* Which descriptor of a copy failed, or that memory did (ENOMEM: not
  * even a small buffer could be had; GNU says "memory exhausted"), or the
  * fan-out's own pipes (a read out of one failed: no descriptor of the
  * caller's did). */
-enum sl_side {
-	SL_INPUT = 1,
-	SL_OUTPUT = 2,
-	SL_MEMORY = 3,
-	SL_PRIVATE = 4
+enum spate_side {
+	SPATE_INPUT = 1,
+	SPATE_OUTPUT = 2,
+	SPATE_MEMORY = 3,
+	SPATE_PRIVATE = 4
 };
 
 /*
@@ -71,17 +71,17 @@ enum sl_side {
  * of 2 MiB (each at least LEN bytes).  Each call maps its own: made to
  * be called once, last, as yes does.
  */
-int sl_repeat(int fd, const char *line, size_t len);
+int spate_repeat(int fd, const char *line, size_t len);
 
 /*
- * One output of sl_fanout.  FD is all a caller may touch: it sets FD
+ * One output of spate_fanout.  FD is all a caller may touch: it sets FD
  * before the call, and finds it -1 after if the engine dropped the
  * output after a failure.  ENGINE is the engine's, set at each call and
  * never to be read or written by the caller: space for its state, of a
  * size that stays as it is while the engine changes (the ABI of
- * libspate.so.2).
+ * libspate.so.1).
  */
-struct sl_out {
+struct spate_out {
 	int fd;			/* public */
 	union {
 		long long align;
@@ -98,16 +98,16 @@ struct sl_out {
  * reads), and within one in the order of the outputs.
  * Return 0 to go on with the others, or -1 to stop the copy at once.
  */
-typedef int sl_fail_fn(void *ctx, size_t i, int err);
+typedef int spate_fail_fn(void *ctx, size_t i, int err);
 
-/* What sl_fanout_flags's FLAGS ask. */
-#define SL_FANOUT_THREADS	0x01	/* copies into files may run on
+/* What spate_fanout_flags's FLAGS ask. */
+#define SPATE_FANOUT_THREADS	0x01	/* copies into files may run on
 					   threads (below) */
-#define SL_FANOUT_GNU_CHUNKS	0x02	/* chunks of GNU tee's 8 KiB, by
+#define SPATE_FANOUT_GNU_CHUNKS	0x02	/* chunks of GNU tee's 8 KiB, by
 					   read/write: a caller that stops
 					   at the first failure leaves each
 					   output as GNU's tee would */
-#define SL_FANOUT_PIPE_CHECK	0x04	/* while the input has nothing to
+#define SPATE_FANOUT_PIPE_CHECK	0x04	/* while the input has nothing to
 					   read, an output pipe whose reader
 					   left fails at once (EPIPE), as in
 					   GNU 9.2's tee -p: with no output
@@ -123,17 +123,17 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * output is left, or when FAIL asks to.
  * Return 0, or -1 with errno set when reading IN failed (every byte
  * read before the failure has been delivered), or when the engine's own
- * pipes failed, which sl_fanout_with tells apart (SL_PRIVATE: the
+ * pipes failed, which spate_fanout_with tells apart (SPATE_PRIVATE: the
  * outputs may lack what those pipes held, a pipe's size at most, and
  * have no byte after it).  Short of memory, the
  * engine copies on, as GNU's tee copies through a buffer on its stack:
  * through smaller buffers, down to GNU's 8 KiB of its own, and without
  * even its state for the N outputs, by GNU's own loop (no threads,
- * SL_FANOUT_PIPE_CHECK watching the first output alone, as GNU 9.11's
+ * SPATE_FANOUT_PIPE_CHECK watching the first output alone, as GNU 9.11's
  * tee -p, FAIL called at once).
  *
- * Under a seccomp filter (sl_gnu_calls) the copy is GNU's loop, without
- * threads, whatever FLAGS ask.  With SL_FANOUT_THREADS the copies into
+ * Under a seccomp filter (spate_gnu_calls) the copy is GNU's loop, without
+ * threads, whatever FLAGS ask.  With SPATE_FANOUT_THREADS the copies into
  * regular files are shared among
  * threads, one per CPU at most, the caller's included, once two outputs
  * or more need a copy of every byte (files, sockets), one of them a
@@ -144,7 +144,7 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * pipe per output), and FAIL may be called later than the failure: an
  * output after OUTS[I] may have had the chunk that failed there, and
  * more.  The threads block every signal, so that handlers run on the
- * caller's threads.  With SL_FANOUT_THREADS, while several outputs are
+ * caller's threads.  With SPATE_FANOUT_THREADS, while several outputs are
  * copied, SIGPIPE and SIGXFSZ, where their action would end the
  * process, are blocked on the calling thread, FAIL's calls included:
  * one raised meanwhile ends the process once every output has had what
@@ -155,16 +155,16 @@ typedef int sl_fail_fn(void *ctx, size_t i, int err);
  * variable SPATE_THREADS to N allows at most N threads that copy (1:
  * none but the caller's).
  */
-int sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
-    sl_fail_fn *fail, void *ctx);
+int spate_fanout_flags(int in, struct spate_out *outs, size_t n, unsigned flags,
+    spate_fail_fn *fail, void *ctx);
 
-/* sl_fanout_flags with no FLAGS. */
-int sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
+/* spate_fanout_flags with no FLAGS. */
+int spate_fanout(int in, struct spate_out *outs, size_t n, spate_fail_fn *fail,
     void *ctx);
 
-/* sl_fanout_flags with SL_FANOUT_THREADS. */
-int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
-    sl_fail_fn *fail, void *ctx);
+/* spate_fanout_flags with SPATE_FANOUT_THREADS. */
+int spate_fanout_parallel(int in, struct spate_out *outs, size_t n,
+    spate_fail_fn *fail, void *ctx);
 
 /*
  * Called on the caller's thread as a copy moves on, with BYTES: how much
@@ -176,32 +176,32 @@ int sl_fanout_parallel(int in, struct sl_out *outs, size_t n,
  * cat's and tee's --progress are built on it, and so may any program
  * that links the library: it is the library's, not the commands'.
  */
-typedef void sl_progress_fn(void *ctx, long long bytes);
+typedef void spate_progress_fn(void *ctx, long long bytes);
 
 /* What an output does that would fall further behind than a lag. */
-enum sl_slow {
-	SL_SLOW_WAIT,		/* the others wait for it: GNU's way */
-	SL_SLOW_CLOSE,		/* it is given nothing more */
-	SL_SLOW_DROP		/* it misses the chunks that do not fit */
+enum spate_slow {
+	SPATE_SLOW_WAIT,		/* the others wait for it: GNU's way */
+	SPATE_SLOW_CLOSE,		/* it is given nothing more */
+	SPATE_SLOW_DROP		/* it misses the chunks that do not fit */
 };
 
 /*
  * Called on the caller's thread when output I was closed for falling
- * behind (WHAT SL_SLOW_CLOSE: MISSED 0; the engine has set its fd to
+ * behind (WHAT SPATE_SLOW_CLOSE: MISSED 0; the engine has set its fd to
  * -1, and closes it once no write of its is under way), or, at the end
  * of the copy, by how many bytes a dropping output missed
- * (SL_SLOW_DROP, MISSED > 0).
+ * (SPATE_SLOW_DROP, MISSED > 0).
  */
-typedef void sl_slow_fn(void *ctx, size_t i, enum sl_slow what,
+typedef void spate_slow_fn(void *ctx, size_t i, enum spate_slow what,
     long long missed);
 
 /*
- * What sl_fanout_with is asked beyond sl_fanout_flags.  LAG 0 and SLOW
- * SL_SLOW_WAIT: the outputs keep in step, as GNU's tee.  Otherwise each
+ * What spate_fanout_with is asked beyond spate_fanout_flags.  LAG 0 and SLOW
+ * SPATE_SLOW_WAIT: the outputs keep in step, as GNU's tee.  Otherwise each
  * output may fall up to LAG bytes behind the fastest, and SLOW says what
  * becomes of one that would fall further (SLOW_FN told).  PROGRESS, if
  * not NULL, is told of the copy's progress.  Every callback gets
- * sl_fanout_with's CTX.
+ * spate_fanout_with's CTX.
  *
  * With a lag and two outputs or more, each output is written by a
  * thread of its own, with write(2), from chunks of 128 KiB of the input
@@ -222,42 +222,43 @@ typedef void sl_slow_fn(void *ctx, size_t i, enum sl_slow what,
  * writes nothing else.  Where two outputs are the same file, pipe or
  * socket, or an output is the input, the copy is made without a lag;
  * where the threads or the memory of the lag cannot be had, it is not
- * made: -1 with *SIDE SL_MEMORY, nothing read.  Under a seccomp filter
- * (sl_gnu_calls) a lag with two outputs or more is refused before
- * anything is read: -1, errno EPERM, *SIDE SL_PRIVATE.
+ * made: -1 with *SIDE SPATE_MEMORY, nothing read.  Under a seccomp filter
+ * (spate_gnu_calls) a lag with two outputs or more is refused before
+ * anything is read: -1, errno EPERM, *SIDE SPATE_PRIVATE.
  */
-struct sl_fanout_opts {
-	unsigned flags;			/* SL_FANOUT_* */
+struct spate_fanout_opts {
+	unsigned flags;			/* SPATE_FANOUT_* */
 	long long lag;
-	enum sl_slow slow;
-	sl_slow_fn *slow_fn;
-	sl_progress_fn *progress;
-	enum sl_side *side;		/* if not NULL, set when the call
-					   returns -1: SL_INPUT, SL_PRIVATE
-					   or (with a lag) SL_MEMORY */
+	enum spate_slow slow;
+	spate_slow_fn *slow_fn;
+	spate_progress_fn *progress;
+	enum spate_side *side;		/* if not NULL, set when the call
+					   returns -1: SPATE_INPUT,
+					   SPATE_PRIVATE or (with a lag)
+					   SPATE_MEMORY */
 };
 
-/* sl_fanout_flags, with OPTS (NULL: none). */
-int sl_fanout_with(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *opts, sl_fail_fn *fail, void *ctx);
+/* spate_fanout_flags, with OPTS (NULL: none). */
+int spate_fanout_with(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *opts, spate_fail_fn *fail, void *ctx);
 
-/* What sl_cat_open's FLAGS ask of the text, as cat's options. */
-#define SL_CAT_NUMBER		0x01	/* -n: number every line */
-#define SL_CAT_NUMBER_NONBLANK	0x02	/* -b: number non-empty lines */
-#define SL_CAT_SQUEEZE		0x04	/* -s: one empty line for many */
-#define SL_CAT_SHOW_ENDS	0x08	/* -E: '$' before each newline */
-#define SL_CAT_SHOW_TABS	0x10	/* -T: tabs as ^I */
-#define SL_CAT_SHOW_NONPRINTING	0x20	/* -v: ^X and M- notation */
+/* What spate_cat_open's FLAGS ask of the text, as cat's options. */
+#define SPATE_CAT_NUMBER		0x01	/* -n: number every line */
+#define SPATE_CAT_NUMBER_NONBLANK	0x02	/* -b: number non-empty lines */
+#define SPATE_CAT_SQUEEZE		0x04	/* -s: one empty line for many */
+#define SPATE_CAT_SHOW_ENDS		0x08	/* -E: '$' before each newline */
+#define SPATE_CAT_SHOW_TABS		0x10	/* -T: tabs as ^I */
+#define SPATE_CAT_SHOW_NONPRINTING	0x20	/* -v: ^X and M- notation */
 
 /* A concatenation into one output: opaque. */
-struct sl_cat;
+struct spate_cat;
 
 /*
  * Start a concatenation into OUT, transforming the text as FLAGS ask
  * (0: bytes pass unchanged, by the fastest path).  Return the handle, or
  * NULL with errno set.
  */
-struct sl_cat *sl_cat_open(int out, unsigned flags);
+struct spate_cat *spate_cat_open(int out, unsigned flags);
 
 /*
  * Append everything IN holds, up to its end, to the concatenation.  Line
@@ -265,27 +266,27 @@ struct sl_cat *sl_cat_open(int out, unsigned flags);
  * Return 0, or -1 with errno set and *SIDE saying whether reading IN or
  * writing the output failed, or memory did.
  */
-int sl_cat_add(struct sl_cat *c, int in, enum sl_side *side);
+int spate_cat_add(struct spate_cat *c, int in, enum spate_side *side);
 
 /*
- * sl_cat_add for an input whose fstat(2) status ST the caller has just
+ * spate_cat_add for an input whose fstat(2) status ST the caller has just
  * taken (cat does, to tell whether it is the output): the engine then
  * makes no call of its own to learn what IN is, but a socket's
  * getsockopt(2) for its type (a record socket is read a record whole).
  */
-int sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
-    enum sl_side *side);
+int spate_cat_add_stat(struct spate_cat *c, int in, const struct stat *st,
+    enum spate_side *side);
 
 /*
  * Tell FN (with CTX) of the concatenation's progress: the bytes written
- * to the output so far, over every input added (sl_progress_fn).
+ * to the output so far, over every input added (spate_progress_fn).
  */
-void sl_cat_progress(struct sl_cat *c, sl_progress_fn *fn, void *ctx);
+void spate_cat_progress(struct spate_cat *c, spate_progress_fn *fn, void *ctx);
 
 /*
  * Write what the transformation still holds, and free C.  Return 0, or
  * -1 with errno set when writing the output failed.
  */
-int sl_cat_close(struct sl_cat *c);
+int spate_cat_close(struct spate_cat *c);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * "Concatenate inputs into one output": the engine of cat (sl_cat_*).
+ * "Concatenate inputs into one output": the engine of cat (spate_cat_*).
  *
  * Without a transformation each input goes through the transfer layer
- * (xfer.c).  With one (SL_CAT_*) the text is read, transformed by
+ * (xfer.c).  With one (SPATE_CAT_*) the text is read, transformed by
  * format.c and written, or handed to a pipe (handoff.c); what is pending
  * is written before a read that would wait and at the end of each
  * input.  The why of it: doc/design.md, "cat".
@@ -44,7 +44,7 @@
  * the region is handed over and a new one taken. */
 #define PIECE_MIN	4096u
 
-struct sl_cat {
+struct spate_cat {
 	struct end out;
 	struct end in;
 	struct link link;	/* for the untransformed copy */
@@ -61,7 +61,7 @@ struct sl_cat {
 	int handing;		/* the output goes by handoff */
 	struct handoff ho;
 	off_t copied;		/* bytes written to the output, every input's */
-	sl_progress_fn *progress;	/* told of COPIED, or NULL */
+	spate_progress_fn *progress;	/* told of COPIED, or NULL */
 	void *progress_ctx;
 };
 
@@ -72,16 +72,16 @@ struct sl_cat {
  * locale files took the last pages.  (A first malloc would grow the heap
  * by 132 KiB.)
  */
-static struct sl_cat first;
+static struct spate_cat first;
 static char first_taken;
 
-struct sl_cat *
-sl_cat_open(int out, unsigned flags)
+struct spate_cat *
+spate_cat_open(int out, unsigned flags)
 {
-	struct sl_cat *c = &first;
+	struct spate_cat *c = &first;
 
 	if (__atomic_test_and_set(&first_taken, __ATOMIC_ACQUIRE))
-		c = (struct sl_cat *)map_memory(sizeof *c, 0);
+		c = (struct spate_cat *)map_memory(sizeof *c, 0);
 	else
 		memset(c, 0, sizeof *c);
 	if (c == NULL)
@@ -95,7 +95,7 @@ sl_cat_open(int out, unsigned flags)
 }
 
 void
-sl_cat_progress(struct sl_cat *c, sl_progress_fn *fn, void *ctx)
+spate_cat_progress(struct spate_cat *c, spate_progress_fn *fn, void *ctx)
 {
 	c->progress = fn;
 	c->progress_ctx = ctx;
@@ -103,7 +103,7 @@ sl_cat_progress(struct sl_cat *c, sl_progress_fn *fn, void *ctx)
 
 /* N more bytes reached the output: count them, and tell the hook. */
 static void
-wrote(struct sl_cat *c, size_t n)
+wrote(struct spate_cat *c, size_t n)
 {
 	c->copied += n;
 	if (c->progress != NULL)
@@ -112,7 +112,7 @@ wrote(struct sl_cat *c, size_t n)
 
 /* The transformed bytes not yet written or handed over. */
 static size_t
-pending(const struct sl_cat *c)
+pending(const struct spate_cat *c)
 {
 	return c->handing ? c->ho.fill - c->ho.start : c->pending;
 }
@@ -124,7 +124,7 @@ pending(const struct sl_cat *c)
  * pages.
  */
 static int
-handoff_warranted(const struct sl_cat *c)
+handoff_warranted(const struct spate_cat *c)
 {
 	return traits(&c->out)->pipe && c->out.write_end && !c->out.append &&
 	    !c->out.packets && zerocopy_allowed() && !c->link.gnu &&
@@ -138,7 +138,7 @@ handoff_warranted(const struct sl_cat *c)
  * readers GNU's sizes were made for.  Return 0, or -1 with errno set.
  */
 static int
-write_records(struct sl_cat *c)
+write_records(struct spate_cat *c)
 {
 	size_t off;
 
@@ -158,7 +158,7 @@ write_records(struct sl_cat *c)
  * zero-copy's.
  */
 static int
-flush(struct sl_cat *c)
+flush(struct spate_cat *c)
 {
 	size_t n = pending(c);
 	int r;
@@ -195,7 +195,7 @@ flush(struct sl_cat *c)
  * C->nomem set if the output buffer could not be had.
  */
 static int
-transform(struct sl_cat *c, const char *in, size_t len)
+transform(struct spate_cat *c, const char *in, size_t len)
 {
 	size_t k, room;
 	char *o;
@@ -255,13 +255,13 @@ would_wait(int in, int gnu)
 	return wait_any(&p, 1, 0) == 0;
 }
 
-/* Transform all of C->in into the output.  Return as sl_cat_add. */
+/* Transform all of C->in into the output.  Return as spate_cat_add. */
 static int
-add_formatted(struct sl_cat *c, enum sl_side *side)
+add_formatted(struct spate_cat *c, enum spate_side *side)
 {
 	if (c->inbuf == NULL) {
 		if ((c->inbuf = malloc(FMT_IN)) == NULL) {
-			*side = SL_MEMORY;
+			*side = SPATE_MEMORY;
 			return -1;
 		}
 		c->insize = FMT_IN;
@@ -271,38 +271,39 @@ add_formatted(struct sl_cat *c, enum sl_side *side)
 
 		if (pending(c) > 0 && !traits(&c->in)->file &&
 		    would_wait(c->in.fd, c->link.gnu) && flush(c) == -1) {
-			*side = SL_OUTPUT;
+			*side = SPATE_OUTPUT;
 			return -1;
 		}
 		/* FMT_IN bytes, or a record whole (read_input). */
 		if ((n = read_input(&c->in, &c->inbuf, &c->insize,
 		    FMT_IN)) < 0) {
-			*side = SL_INPUT;
+			*side = SPATE_INPUT;
 			return -1;
 		}
-		*side = SL_OUTPUT;
+		*side = SPATE_OUTPUT;
 		/* The end of an input is a read that waits, as GNU has it. */
 		if (n == 0)
 			return flush(c);
 		if (transform(c, c->inbuf, n) == -1) {
 			if (c->nomem)
-				*side = SL_MEMORY;
+				*side = SPATE_MEMORY;
 			return -1;
 		}
 	}
 }
 
 int
-sl_cat_add(struct sl_cat *c, int in, enum sl_side *side)
+spate_cat_add(struct spate_cat *c, int in, enum spate_side *side)
 {
 	struct stat st;
 
-	return sl_cat_add_stat(c, in, fstat(in, &st) == 0 ? &st : NULL, side);
+	return spate_cat_add_stat(c, in, fstat(in, &st) == 0 ? &st : NULL,
+	    side);
 }
 
 int
-sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
-    enum sl_side *side)
+spate_cat_add_stat(struct spate_cat *c, int in, const struct stat *st,
+    enum spate_side *side)
 {
 	ssize_t n;
 
@@ -318,7 +319,7 @@ sl_cat_add_stat(struct sl_cat *c, int in, const struct stat *st,
 }
 
 int
-sl_cat_close(struct sl_cat *c)
+spate_cat_close(struct spate_cat *c)
 {
 	char held[FMT_FINISH_MAX];
 	int r = 0, saved;

@@ -1,7 +1,7 @@
 /*
  * Private to libspate: the pieces the engine's operations (repeat,
  * fanout, concat) are built from; doc/design.md says how they fit.
- * Nothing here is exported: both libraries export only the sl_* names
+ * Nothing here is exported: both libraries export only the spate_* names
  * that lib/spate.map lists.
  */
 #ifndef SPATE_ENGINE_H
@@ -102,7 +102,7 @@ struct link {
 	int ended;		/* its end was seen without a read of 0 */
 	char *buf;		/* the read/write buffer, BUF_SIZE bytes */
 	size_t bufsize;		/* ... or fewer, if memory was short */
-	int side;		/* after a failure: SL_INPUT or SL_OUTPUT */
+	int side;		/* after a failure: SPATE_INPUT or SPATE_OUTPUT */
 	int gnu;		/* GNU 9.11's calls alone (gnu_calls) */
 };
 
@@ -196,7 +196,7 @@ struct io_call {
 	int in, out;
 	void *buf;
 	size_t len;
-	int side;		/* after -1: SL_INPUT, SL_OUTPUT, or 0 */
+	int side;		/* after -1: SPATE_INPUT, SPATE_OUTPUT, or 0 */
 	int waiting;		/* after -1: 1 if poll(2) failed, not the call */
 	const struct io_wait *wait;	/* splice, tee: the caller's wait
 				   (above), or NULL: io_move's own */
@@ -244,12 +244,12 @@ struct io_call {
  *        waiting 1: poll(2) failed waiting on side C->side (never a
  *        refusal: the call was not refused);
  *        waiting 0: the call itself failed, on the side of its one
- *        descriptor (read, peek: SL_INPUT; write, vmsplice:
- *        SL_OUTPUT), or,
+ *        descriptor (read, peek: SPATE_INPUT; write, vmsplice:
+ *        SPATE_OUTPUT), or,
  *        for splice, tee and copy_file_range, with C->side 0: which
  *        descriptor the error is about, the caller knows (xfer.c).
  *        A write or vmsplice that takes nothing and says nothing fails
- *        with ENOSPC on SL_OUTPUT, as GNU's full_write has it.  With
+ *        with ENOSPC on SPATE_OUTPUT, as GNU's full_write has it.  With
  *        C->wait: ETIMEDOUT and C->gave_up 1 (C->side 0) when the
  *        caller's wait said not to go on.
  */
@@ -258,7 +258,7 @@ ssize_t io_move(struct io_call *c);
  * Run io_move until all of C->len has moved: the short counts loop.
  * C->buf and C->len advance past what moved.  Return 0, or -1 as
  * io_move; an end of input (io_move's 0) before the end is EIO on
- * SL_INPUT: only for an input known to hold LEN bytes.
+ * SPATE_INPUT: only for an input known to hold LEN bytes.
  */
 int io_move_all(struct io_call *c);
 struct pollfd;

@@ -448,7 +448,7 @@ plan_paths(struct fan *f)
 	}
 	/* Only write(2) outputs: a chunk pipe would only add copies. */
 	f->mode = nzc > 0 ? MODE_RW_UNTIL : MODE_RW;
-	if (f->flags & SL_FANOUT_THREADS)
+	if (f->flags & SPATE_FANOUT_THREADS)
 		f->threads = THREADS_READY;
 }
 
@@ -470,7 +470,7 @@ copy_single(struct fan *f, size_t i)
 			fan_moved(f, n);
 		}
 	} while (n > 0);
-	if (f->live > 0 && n == -1 && l.side == SL_OUTPUT) {
+	if (f->live > 0 && n == -1 && l.side == SPATE_OUTPUT) {
 		out_failed(f, i, errno);
 		n = 0;
 	}
@@ -480,15 +480,16 @@ copy_single(struct fan *f, size_t i)
 }
 
 int
-sl_fanout_with(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *opts, sl_fail_fn *fail, void *ctx)
+spate_fanout_with(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *opts, spate_fail_fn *fail, void *ctx)
 {
-	static const struct sl_fanout_opts none;
-	const struct sl_fanout_opts *o = opts != NULL ? opts : &none;
+	static const struct spate_fanout_opts none;
+	const struct spate_fanout_opts *o = opts != NULL ? opts : &none;
 	unsigned flags = o->flags;
 	struct fan f = {
 		.outs = outs, .n = n, .flags = flags, .fail = fail, .ctx = ctx,
-		.gnu_chunks = (flags & SL_FANOUT_GNU_CHUNKS) != 0, .die_at = -1,
+		.gnu_chunks = (flags & SPATE_FANOUT_GNU_CHUNKS) != 0,
+		.die_at = -1,
 		.progress = o->progress
 	};
 	size_t i, only = 0;
@@ -507,7 +508,7 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 		free(f.polls);
 		r = fan_plain(in, outs, n, o, fail, ctx);
 		if (r == -1 && o->side != NULL)
-			*o->side = SL_INPUT;
+			*o->side = SPATE_INPUT;
 		return r;
 	}
 	chunk_init(&f.ch);
@@ -535,7 +536,7 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	if (f.live == 1)
 		r = copy_single(&f, only);
 	else if (f.live > 1) {
-		if (flags & SL_FANOUT_THREADS)
+		if (flags & SPATE_FANOUT_THREADS)
 			signals_hold(&f.held, &f.open);
 		plan_paths(&f);
 		while (r > 0 && f.live > 0 && !f.stop) {
@@ -556,29 +557,30 @@ sl_fanout_with(int in, struct sl_out *outs, size_t n,
 	free(f.ends);
 	free(f.polls);
 	if (r < 0 && o->side != NULL)
-		*o->side = f.read_failed ? SL_INPUT : SL_PRIVATE;
+		*o->side = f.read_failed ? SPATE_INPUT : SPATE_PRIVATE;
 	errno = saved;
 	return r < 0 ? -1 : 0;
 }
 
 int
-sl_fanout_flags(int in, struct sl_out *outs, size_t n, unsigned flags,
-    sl_fail_fn *fail, void *ctx)
+spate_fanout_flags(int in, struct spate_out *outs, size_t n, unsigned flags,
+    spate_fail_fn *fail, void *ctx)
 {
-	struct sl_fanout_opts o = { .flags = flags };
+	struct spate_fanout_opts o = { .flags = flags };
 
-	return sl_fanout_with(in, outs, n, &o, fail, ctx);
+	return spate_fanout_with(in, outs, n, &o, fail, ctx);
 }
 
 int
-sl_fanout(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail, void *ctx)
-{
-	return sl_fanout_flags(in, outs, n, 0, fail, ctx);
-}
-
-int
-sl_fanout_parallel(int in, struct sl_out *outs, size_t n, sl_fail_fn *fail,
+spate_fanout(int in, struct spate_out *outs, size_t n, spate_fail_fn *fail,
     void *ctx)
 {
-	return sl_fanout_flags(in, outs, n, SL_FANOUT_THREADS, fail, ctx);
+	return spate_fanout_flags(in, outs, n, 0, fail, ctx);
+}
+
+int
+spate_fanout_parallel(int in, struct spate_out *outs, size_t n,
+    spate_fail_fn *fail, void *ctx)
+{
+	return spate_fanout_flags(in, outs, n, SPATE_FANOUT_THREADS, fail, ctx);
 }

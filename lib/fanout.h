@@ -150,7 +150,7 @@ enum delivery {
 
 /*
  * The engine's state of one output, in the private space of its struct
- * sl_out.  GIVEN counts the stream's bytes the output (or its lane) has
+ * spate_out.  GIVEN counts the stream's bytes the output (or its lane) has
  * had: between rounds every output served has had the same, the
  * fan-out's POS.
  */
@@ -189,13 +189,13 @@ enum threads {
 
 /* A fan-out.  out_check (outputs.c) says what holds between rounds. */
 struct fan {
-	struct sl_out *outs;
+	struct spate_out *outs;
 	struct end *ends;	/* what each output is */
 	size_t n;		/* outputs */
 	size_t live;		/* outputs served (OUT_WRITE and after) */
 	size_t failing;		/* outputs OUT_FAILED: told at a round's end */
-	unsigned flags;		/* SL_FANOUT_* */
-	sl_fail_fn *fail;
+	unsigned flags;		/* SPATE_FANOUT_* */
+	spate_fail_fn *fail;
 	void *ctx;
 	int stop;		/* no more rounds: FAIL asked, or dying */
 	struct end in;
@@ -217,7 +217,7 @@ struct fan {
 				   one that failed, have that read too */
 	long long looked;	/* when signals_sent last looked, in ms */
 	struct pollfd *polls;	/* watch_wait's: the input, output pipes */
-	sl_progress_fn *progress;	/* told of POS, or NULL */
+	spate_progress_fn *progress;	/* told of POS, or NULL */
 	int read_failed;	/* a -1 of the rounds is the input's, not
 				   the chunk pipes' */
 };
@@ -255,14 +255,14 @@ size_t size_round_zc(struct fan *f);
 void size_chunk_pipe(struct fan *f);
 
 /* lag.c: the fan-out with a lag, each output on a thread of its own. */
-int lag_fanout(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
+int lag_fanout(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx);
 
 /* plain.c: the fan-out without its state, GNU's loop. */
-int fan_plain(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
-int fan_gnu(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx);
+int fan_plain(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx);
+int fan_gnu(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx);
 
 /*
  * watch.c: when the fan-out waits, and on what.  A zero-copy call's
@@ -283,7 +283,7 @@ int watch_wait(struct fan *f, int ms);
 void watch_pipes(struct fan *f);
 
 /* outputs.c: what each output is; its failures told in GNU's order. */
-struct out_state *out_state(struct sl_out *o);
+struct out_state *out_state(struct spate_out *o);
 struct out_state *out(struct fan *f, size_t i);
 int out_served(enum out_st s);
 int out_zerocopy(enum out_st s);

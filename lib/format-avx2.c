@@ -371,18 +371,19 @@ fmt_avx2_lines(struct fmt *f, const unsigned char **pp,
     const unsigned char *end, char *o)
 {
 	unsigned fl = f->flags;
-	int number = (fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
+	int number = (fl & (SPATE_CAT_NUMBER | SPATE_CAT_NUMBER_NONBLANK)) != 0;
 
 	switch (fl) {
-	case SL_CAT_NUMBER:
+	case SPATE_CAT_NUMBER:
 		return lines_of(f, pp, end, o, 1, 1, 0, 0);
-	case SL_CAT_NUMBER_NONBLANK:
-	case SL_CAT_NUMBER_NONBLANK | SL_CAT_NUMBER:
+	case SPATE_CAT_NUMBER_NONBLANK:
+	case SPATE_CAT_NUMBER_NONBLANK | SPATE_CAT_NUMBER:
 		return lines_of(f, pp, end, o, 1, 0, 0, 0);
 	default:
 		return lines_of(f, pp, end, o, number,
-		    number && !(fl & SL_CAT_NUMBER_NONBLANK),
-		    (fl & SL_CAT_SQUEEZE) != 0, (fl & SL_CAT_SHOW_ENDS) != 0);
+		    number && !(fl & SPATE_CAT_NUMBER_NONBLANK),
+		    (fl & SPATE_CAT_SQUEEZE) != 0,
+		    (fl & SPATE_CAT_SHOW_ENDS) != 0);
 	}
 }
 

@@ -36,7 +36,7 @@ fmt_init(struct fmt *f, unsigned flags)
 		int n = 0, low = c & 0x7f;
 
 		memset(s, 0, VIS_MAX);
-		if (!(flags & SL_CAT_SHOW_NONPRINTING) || c == '\t' ||
+		if (!(flags & SPATE_CAT_SHOW_NONPRINTING) || c == '\t' ||
 		    c == '\n') {
 			s[n++] = c;
 		} else {
@@ -53,12 +53,12 @@ fmt_init(struct fmt *f, unsigned flags)
 			} else
 				s[n++] = low;
 		}
-		if (c == '\n' && (flags & SL_CAT_SHOW_ENDS)) {
+		if (c == '\n' && (flags & SPATE_CAT_SHOW_ENDS)) {
 			s[0] = '$';
 			s[1] = '\n';
 			n = 2;
 		}
-		if (c == '\t' && (flags & SL_CAT_SHOW_TABS)) {
+		if (c == '\t' && (flags & SPATE_CAT_SHOW_TABS)) {
 			s[0] = '^';
 			s[1] = 'I';
 			n = 2;
@@ -406,10 +406,10 @@ lines(struct fmt *f, unsigned s, const unsigned char *in,
     const unsigned char *p, const unsigned char *end, char *out)
 {
 	unsigned fl = f->flags;
-	int number = (fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
-	int number_empty = number && !(fl & SL_CAT_NUMBER_NONBLANK);
-	int squeeze = (fl & SL_CAT_SQUEEZE) != 0;
-	int ends = (fl & SL_CAT_SHOW_ENDS) != 0;
+	int number = (fl & (SPATE_CAT_NUMBER | SPATE_CAT_NUMBER_NONBLANK)) != 0;
+	int number_empty = number && !(fl & SPATE_CAT_NUMBER_NONBLANK);
+	int squeeze = (fl & SPATE_CAT_SQUEEZE) != 0;
+	int ends = (fl & SPATE_CAT_SHOW_ENDS) != 0;
 	/* The CR rule: -v shows every CR through the table. */
 	int crlf = ends && !(s & S_VIS);
 	int nl = f->newlines;
@@ -465,8 +465,8 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 	const unsigned char *start = (const unsigned char *)in, *p = start;
 	const unsigned char *end = p + len;
 	unsigned fl = f->flags;
-	unsigned s = (fl & SL_CAT_SHOW_NONPRINTING ? S_VIS : 0) |
-	    (fl & SL_CAT_SHOW_TABS ? S_TAB : 0);
+	unsigned s = (fl & SPATE_CAT_SHOW_NONPRINTING ? S_VIS : 0) |
+	    (fl & SPATE_CAT_SHOW_TABS ? S_TAB : 0);
 	char *o = out;
 
 	if (!f->level_set && len >= ASK_CPU_AFTER)
@@ -476,9 +476,10 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 		f->cr = 0;
 		o = put_cr(o, *p == '\n');
 	}
-	if (!(fl & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK | SL_CAT_SQUEEZE))) {
+	if (!(fl & (SPATE_CAT_NUMBER | SPATE_CAT_NUMBER_NONBLANK |
+		    SPATE_CAT_SQUEEZE))) {
 		/* Lines do not matter: bytes map one by one. */
-		if (fl & SL_CAT_SHOW_ENDS)
+		if (fl & SPATE_CAT_SHOW_ENDS)
 			s |= S_LF | (s & S_VIS ? 0 : S_CR);
 #ifdef FORMAT_AVX
 		if (f->level >= SIMD_AVX512 && s != 0)
@@ -499,7 +500,7 @@ fmt_run(struct fmt *f, const char *in, size_t len, char *out)
 	switch (s) {
 	case 0:
 #ifdef FORMAT_AVX
-		if (f->level >= SIMD_AVX2 && fl == SL_CAT_SQUEEZE)
+		if (f->level >= SIMD_AVX2 && fl == SPATE_CAT_SQUEEZE)
 			o = fmt_avx2_squeeze(f, &p, end, o);
 		else if (f->level >= SIMD_AVX2)
 			o = fmt_avx2_lines(f, &p, end, o);

@@ -19,7 +19,7 @@
  * that -E holds back until it sees whether a newline follows.
  */
 struct fmt {
-	unsigned flags;		/* SL_CAT_* of spate.h */
+	unsigned flags;		/* SPATE_CAT_* of spate.h */
 	enum simd_level level;	/* the loops in use */
 	int level_set;		/* LEVEL decided: the CPU was asked */
 	char num[40];		/* GNU's counter: 18 digit places, a tab,
@@ -41,7 +41,7 @@ struct fmt {
 };
 
 /*
- * Start the transformation FLAGS asks for (SL_CAT_*).  Its SIMD level
+ * Start the transformation FLAGS asks for (SPATE_CAT_*).  Its SIMD level
  * is decided at the first long buffer: cpu_simd_level(), unless
  * fmt_use chose one first.
  */

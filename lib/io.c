@@ -84,7 +84,7 @@ wait_fd_masked(int fd, short events, const sigset_t *mask)
 /*
  * After EAGAIN from a transfer IN -> OUT, wait for the side that is not
  * ready: IN if it has nothing to read, else OUT; store which in *SIDE
- * (SL_INPUT or SL_OUTPUT), whether the wait succeeds or not (a failed
+ * (SPATE_INPUT or SPATE_OUTPUT), whether the wait succeeds or not (a failed
  * look at IN is IN's).  Return as wait_fd.
  */
 int
@@ -94,10 +94,10 @@ wait_either(int in, int out, int *side)
 	int n = wait_any(&p, 1, 0);
 
 	if (n != 1) {
-		*side = SL_INPUT;
+		*side = SPATE_INPUT;
 		return n == 0 ? wait_fd(in, POLLIN, -1) : -1;
 	}
-	*side = SL_OUTPUT;
+	*side = SPATE_OUTPUT;
 	return wait_fd(out, POLLOUT, -1);
 }
 
@@ -166,9 +166,9 @@ static int
 io_call_side(const struct io_call *c)
 {
 	if (c->op == IO_READ || c->op == IO_PEEK)
-		return SL_INPUT;
+		return SPATE_INPUT;
 	if (c->op == IO_WRITE || c->op == IO_VMSPLICE)
-		return SL_OUTPUT;
+		return SPATE_OUTPUT;
 	return 0;
 }
 
@@ -199,11 +199,11 @@ static int
 io_wait(struct io_call *c)
 {
 	switch (io_call_side(c)) {
-	case SL_INPUT:
-		c->side = SL_INPUT;
+	case SPATE_INPUT:
+		c->side = SPATE_INPUT;
 		return wait_fd(c->in, POLLIN, -1);
-	case SL_OUTPUT:
-		c->side = SL_OUTPUT;
+	case SPATE_OUTPUT:
+		c->side = SPATE_OUTPUT;
 		return wait_fd_masked(c->out, POLLOUT, c->mask);
 	default:
 		return wait_either(c->in, c->out, &c->side);
@@ -255,12 +255,12 @@ io_move(struct io_call *c)
 			errno = EAGAIN;
 		}
 		if (n == 0) {
-			if (c->len == 0 || io_call_side(c) != SL_OUTPUT)
+			if (c->len == 0 || io_call_side(c) != SPATE_OUTPUT)
 				return 0;
 			/* The output took nothing and said nothing: it is
 			 * full, as GNU's full_write takes it. */
 			errno = ENOSPC;
-			c->side = SL_OUTPUT;
+			c->side = SPATE_OUTPUT;
 			c->waiting = 0;
 			return -1;
 		}
@@ -301,7 +301,7 @@ io_move_all(struct io_call *c)
 		if (n <= 0) {
 			if (n == 0) {
 				errno = EIO;
-				c->side = SL_INPUT;
+				c->side = SPATE_INPUT;
 				c->waiting = 0;
 			}
 			return -1;

@@ -1,5 +1,5 @@
 /*
- * The fan-out with a lag (struct sl_fanout_opts's LAG and SLOW): each
+ * The fan-out with a lag (struct spate_fanout_opts's LAG and SLOW): each
  * output is written by a thread of its own (lib/lagout.c), so that one
  * may fall behind the fastest by up to the lag while the others go on.
  * This file is the caller's thread: it reads the input into chunks,
@@ -79,7 +79,7 @@ slow(struct lag *l, size_t k, off_t least, long long now)
 }
 
 /*
- * SL_SLOW_DROP, short of memory: output K, slow, lets go of its queue,
+ * SPATE_SLOW_DROP, short of memory: output K, slow, lets go of its queue,
  * but for the chunk it writes from, and misses it.
  */
 static void
@@ -93,10 +93,10 @@ drop_queue(struct lag *l, size_t k)
 	o->held = kept;
 }
 
-/* Close output K, slow (SL_SLOW_CLOSE), or in a write when the copy
+/* Close output K, slow (SPATE_SLOW_CLOSE), or in a write when the copy
  * stops: it is given nothing more, and nobody waits for its thread. */
 static void
-let_go(struct lag *l, struct sl_out *outs, size_t k)
+let_go(struct lag *l, struct spate_out *outs, size_t k)
 {
 	lagout_set(&l->out[k], LAG_CLOSED);
 	lagout_drain(l, &l->out[k]);
@@ -107,15 +107,15 @@ let_go(struct lag *l, struct sl_out *outs, size_t k)
 
 /*
  * Judge the outputs further than the lag behind the fastest, which has
- * LEAST to write.  One that is slow is closed (SL_SLOW_CLOSE, SLOW_FN
- * told without the lock) or misses the next chunk (SL_SLOW_DROP; closed
+ * LEAST to write.  One that is slow is closed (SPATE_SLOW_CLOSE, SLOW_FN
+ * told without the lock) or misses the next chunk (SPATE_SLOW_DROP; closed
  * once the input has ended); one that is not is waited for, as under
- * SL_SLOW_WAIT.  Return 1 if one is
+ * SPATE_SLOW_WAIT.  Return 1 if one is
  * waited for; *WAKE is then when one may be judged slow (0: when an
  * output moves).
  */
 static int
-judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
+judge(struct lag *l, struct spate_out *outs, const struct spate_fanout_opts *o,
     void *ctx, off_t least, long long *wake)
 {
 	long long now = lagout_now();
@@ -129,8 +129,8 @@ judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
 		out->skips = 0;
 		if (!behind(l, k, least))
 			continue;
-		if (l->slow == SL_SLOW_WAIT || !slow(l, k, least, now)) {
-			if (l->slow != SL_SLOW_WAIT && out->stalls &&
+		if (l->slow == SPATE_SLOW_WAIT || !slow(l, k, least, now)) {
+			if (l->slow != SPATE_SLOW_WAIT && out->stalls &&
 			    out->writing && (*wake == 0 ||
 			    out->since + LAG_GRACE_MS < *wake))
 				*wake = out->since + LAG_GRACE_MS;
@@ -139,7 +139,7 @@ judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
 		}
 		/* Once the input has ended, no chunk is to miss: a slow
 		 * output that drops is closed. */
-		if (l->slow == SL_SLOW_DROP && !l->ended) {
+		if (l->slow == SPATE_SLOW_DROP && !l->ended) {
 			out->skips = 1;
 			if (l->short_of_memory)
 				drop_queue(l, k);
@@ -148,7 +148,7 @@ judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
 		let_go(l, outs, k);
 		pthread_mutex_unlock(&l->lock);
 		if (o->slow_fn != NULL)
-			o->slow_fn(ctx, k, SL_SLOW_CLOSE, 0);
+			o->slow_fn(ctx, k, SPATE_SLOW_CLOSE, 0);
 		pthread_mutex_lock(&l->lock);
 	}
 	return wait;
@@ -158,8 +158,8 @@ judge(struct lag *l, struct sl_out *outs, const struct sl_fanout_opts *o,
  * output moves): the fastest has more than LAG_PACE to write, or an
  * output too far behind is waited for (judge). */
 static int
-must_wait(struct lag *l, struct sl_out *outs,
-    const struct sl_fanout_opts *o, void *ctx, long long *wake)
+must_wait(struct lag *l, struct spate_out *outs,
+    const struct spate_fanout_opts *o, void *ctx, long long *wake)
 {
 	off_t least = fastest(l);
 
@@ -237,7 +237,7 @@ publish(struct lag *l, size_t n)
 			o->held += n;
 			pthread_cond_signal(&o->fed);
 		} else {
-			assert(l->slow == SL_SLOW_DROP);
+			assert(l->slow == SPATE_SLOW_DROP);
 			o->missed += n;
 		}
 	}
@@ -327,7 +327,7 @@ watched(struct lag *l, size_t k)
 #define LAG_LOOK_MS	10
 
 /*
- * SL_FANOUT_PIPE_CHECK, before a read that may wait (not from a regular
+ * SPATE_FANOUT_PIPE_CHECK, before a read that may wait (not from a regular
  * file, nor from an input open for writing only, whose read fails at
  * once): wait in poll(2) for the input (P[0]) with the output pipes
  * watched.  One whose reader left fails with EPIPE at once, as in GNU
@@ -379,7 +379,7 @@ watch_outputs(struct lag *l, struct pollfd *p)
  * chunks pack records together.
  */
 static int
-records_kept(int in, struct sl_out *outs, size_t n)
+records_kept(int in, struct spate_out *outs, size_t n)
 {
 	struct end e;
 	size_t i;
@@ -404,7 +404,7 @@ records_kept(int in, struct sl_out *outs, size_t n)
  * GNU's order, without a lag, makes sense.
  */
 static int
-shared(int in, struct sl_out *outs, size_t n)
+shared(int in, struct spate_out *outs, size_t n)
 {
 	struct stat a, b;
 	size_t i, j;
@@ -427,7 +427,7 @@ shared(int in, struct sl_out *outs, size_t n)
 /*
  * The end of the copy (input ended, failed, or a stop): the outputs
  * write what they were given, failures are told as they may be, an
- * output that is slow is closed (SL_SLOW_CLOSE, and SL_SLOW_DROP, which
+ * output that is slow is closed (SPATE_SLOW_CLOSE, and SPATE_SLOW_DROP, which
  * has no chunk left to miss: judged against one that wrote it all),
  * and the threads are joined; a dropping output's loss is told, unless
  * FAIL asked to stop.  After a stop nothing more is
@@ -435,8 +435,8 @@ shared(int in, struct sl_out *outs, size_t n)
  * never take it, and the caller is to end at once, as GNU's tee does.
  */
 static void
-lag_finish(struct lag *l, struct sl_out *outs,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
+lag_finish(struct lag *l, struct spate_out *outs,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx)
 {
 	int stop = l->stopped, done = 0;
 	long long wake;
@@ -461,7 +461,7 @@ lag_finish(struct lag *l, struct sl_out *outs,
 		if (fastest(l) == -1)
 			break;
 		wake = 0;
-		if (!stop && l->slow != SL_SLOW_WAIT)
+		if (!stop && l->slow != SPATE_SLOW_WAIT)
 			judge(l, outs, o, ctx, one_done(l) ? 0 : fastest(l),
 			    &wake);
 		if (fastest(l) == -1)
@@ -475,7 +475,7 @@ lag_finish(struct lag *l, struct sl_out *outs,
 	/* The threads joined, the state is the reader's alone. */
 	for (k = 0; k < l->n && !stop; k++) {
 		if (l->out[k].missed > 0 && o->slow_fn != NULL)
-			o->slow_fn(ctx, k, SL_SLOW_DROP, l->out[k].missed);
+			o->slow_fn(ctx, k, SPATE_SLOW_DROP, l->out[k].missed);
 		done |= l->out[k].st == LAG_DONE;
 	}
 	/* The fastest wrote it all. */
@@ -487,26 +487,26 @@ lag_finish(struct lag *l, struct sl_out *outs,
 /* Refuse the lag: its threads or memory (errno ERR) cannot be had, and
  * nothing was read (lag_fanout). */
 static int
-refuse(const struct sl_fanout_opts *o, int err)
+refuse(const struct spate_fanout_opts *o, int err)
 {
 	if (o->side != NULL)
-		*o->side = SL_MEMORY;
+		*o->side = SPATE_MEMORY;
 	errno = err;
 	return -1;
 }
 
 /*
- * sl_fanout_with, first (fanout.c): with a lag and two outputs or more,
+ * spate_fanout_with, first (fanout.c): with a lag and two outputs or more,
  * the copy.  Return 0; or -1 with errno set and *O->side (if asked)
- * SL_INPUT when reading the input failed, SL_MEMORY when the threads or
+ * SPATE_INPUT when reading the input failed, SPATE_MEMORY when the threads or
  * the memory the lag needs cannot be had (nothing read then, if they
  * could not be had at the start); or 1 if nothing was read, and the copy
  * is to be made as without a lag: none asked, one output, outputs that
  * are the same file (shared), or records kept apart (records_kept).
  */
 int
-lag_fanout(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
+lag_fanout(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx)
 {
 	struct lag *l;
 	struct end input;
@@ -518,7 +518,7 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 
 	for (k = 0, live = 0; k < n; k++)
 		live += outs[k].fd != -1;
-	if ((o->lag == 0 && o->slow == SL_SLOW_WAIT) || live < 2 ||
+	if ((o->lag == 0 && o->slow == SPATE_SLOW_WAIT) || live < 2 ||
 	    shared(in, outs, n) || records_kept(in, outs, n))
 		return 1;
 	if ((l = calloc(1, sizeof *l)) == NULL)
@@ -531,7 +531,7 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 		return refuse(o, saved);
 	}
 	end_init(&input, in);
-	watch = (o->flags & SL_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
+	watch = (o->flags & SPATE_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
 	    (fcntl(in, F_GETFL) & O_ACCMODE) != O_WRONLY;
 	if ((scratch = malloc(size = input.records ? LAG_CHUNK : GNU_CHUNK))
 	    == NULL ||
@@ -590,7 +590,7 @@ lag_fanout(int in, struct sl_out *outs, size_t n,
 	if (r == -2)
 		return refuse(o, saved);
 	if (r == -1 && o->side != NULL)
-		*o->side = SL_INPUT;
+		*o->side = SPATE_INPUT;
 	errno = saved;
 	return r < 0 ? -1 : 0;
 }

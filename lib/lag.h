@@ -33,7 +33,7 @@ struct lag_chunk {
 
 /*
  * What an output is.  WRITING goes to FAILED (its write failed), CLOSED
- * (it was slow: SL_SLOW_CLOSE; or the copy stopped while it was in a
+ * (it was slow: SPATE_SLOW_CLOSE; or the copy stopped while it was in a
  * write) or DONE (it wrote everything, or the copy stopped); FAILED to
  * GONE once told.  lag_set checks each.
  */
@@ -51,7 +51,7 @@ struct lag_out {
 	enum lag_st st;
 	int fd;
 	int keeps;		/* keeps writes apart: GNU_CHUNK at most */
-	int pipe;		/* a pipe: SL_FANOUT_PIPE_CHECK watches it */
+	int pipe;		/* a pipe: SPATE_FANOUT_PIPE_CHECK watches it */
 	int stalls;		/* its reader may stop taking (fd.c's traits,
 				   may_stall): it may be judged slow, and
 				   writes GNU_CHUNK at most at a time */
@@ -59,10 +59,10 @@ struct lag_out {
 	size_t off;
 	int writing;		/* in write(2), from HEAD ... */
 	long long since;	/* ... since then (lagout_now) */
-	int skips;		/* SL_SLOW_DROP: judged slow before the read
+	int skips;		/* SPATE_SLOW_DROP: judged slow before the read
 				   under way, so not given its chunk */
 	off_t held;		/* the bytes queued and not written */
-	off_t missed;		/* SL_SLOW_DROP: the bytes never given */
+	off_t missed;		/* SPATE_SLOW_DROP: the bytes never given */
 	int err;		/* LAG_FAILED: the error */
 	off_t err_at;		/* ... writing the stream's byte there */
 	int raised;		/* ... and it raised this signal, or 0 */
@@ -84,7 +84,7 @@ struct lag {
 	struct lag_out *out;
 	size_t n;
 	off_t lag;
-	enum sl_slow slow;
+	enum spate_slow slow;
 	int ended;		/* no more input comes (end, error, stop) */
 	int stopped;		/* FAIL asked to stop: nothing more is
 				   written but the write(2)s under way */
@@ -115,10 +115,10 @@ void lagout_wait(struct lag *l, long long wake);
 struct lag_chunk *lagout_chunk(struct lag *l, size_t cap);
 void lagout_unref(struct lag *l, struct lag_chunk *c);
 void lagout_drain(struct lag *l, struct lag_out *o);
-int lagout_start(struct lag *l, struct sl_out *outs, size_t n);
+int lagout_start(struct lag *l, struct spate_out *outs, size_t n);
 void lagout_put(struct lag *l);
 void lagout_free(struct lag *l);
-int lag_tell_failures(struct lag *l, struct sl_out *outs, sl_fail_fn *fail,
-    void *ctx);
+int lag_tell_failures(struct lag *l, struct spate_out *outs,
+    spate_fail_fn *fail, void *ctx);
 
 #endif

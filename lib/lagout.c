@@ -342,7 +342,7 @@ start_out(struct lag *l, size_t k, pthread_attr_t *attr)
  * set and nothing started (the threads that were are ended and
  * joined). */
 int
-lagout_start(struct lag *l, struct sl_out *outs, size_t n)
+lagout_start(struct lag *l, struct spate_out *outs, size_t n)
 {
 	pthread_attr_t attr;
 	pthread_condattr_t monotonic;

@@ -57,7 +57,7 @@ next_failure(struct lag *l)
  * to stop.
  */
 int
-lag_tell_failures(struct lag *l, struct sl_out *outs, sl_fail_fn *fail,
+lag_tell_failures(struct lag *l, struct spate_out *outs, spate_fail_fn *fail,
     void *ctx)
 {
 	size_t k;

@@ -23,10 +23,10 @@ static const unsigned out_moves[] = {
 };
 
 _Static_assert(sizeof(struct out_state) <=
-    sizeof(((struct sl_out *)0)->engine), "struct out_state fits sl_out");
+    sizeof(((struct spate_out *)0)->engine), "struct out_state fits spate_out");
 
 struct out_state *
-out_state(struct sl_out *o)
+out_state(struct spate_out *o)
 {
 	return (struct out_state *)(void *)o->engine.bytes;
 }
@@ -320,7 +320,7 @@ out_failed(struct fan *f, size_t i, int err)
 	o->err = err;
 	o->err_at = o->given;
 	out_set(f, i, OUT_FAILED);
-	if (!(f->flags & SL_FANOUT_THREADS) || fatal(f, err))
+	if (!(f->flags & SPATE_FANOUT_THREADS) || fatal(f, err))
 		out_report(f, 1);
 }
 

@@ -1,11 +1,11 @@
 /*
  * The fan-out without its state: GNU tee's own loop, for when the
  * memory for the engine's state for the outputs cannot be had, and
- * under a seccomp filter (sl_fanout_with).  GNU's tee, whose buffer is
+ * under a seccomp filter (spate_fanout_with).  GNU's tee, whose buffer is
  * on its stack, copies on short of memory; so does spate's, through
  * this loop, rather than fail before it read a byte.  Under a filter
  * it makes the calls GNU 9.11's tee makes and no other: read(2),
- * write(2), and for SL_FANOUT_PIPE_CHECK fstat(2) and poll(2).
+ * write(2), and for SPATE_FANOUT_PIPE_CHECK fstat(2) and poll(2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 /* Return the first output at or after I still served, or N. */
 static size_t
-first_live(const struct sl_out *outs, size_t n, size_t i)
+first_live(const struct spate_out *outs, size_t n, size_t i)
 {
 	while (i < n && outs[i].fd == -1)
 		i++;
@@ -39,7 +39,7 @@ is_pipe(int fd)
  * leaves it to the read).
  */
 static int
-first_broken(int in, const struct sl_out *outs, size_t first)
+first_broken(int in, const struct spate_out *outs, size_t first)
 {
 	struct pollfd p[2] = {
 		{ .fd = in, .events = POLLIN },
@@ -56,14 +56,14 @@ first_broken(int in, const struct sl_out *outs, size_t first)
 /*
  * Copy IN to the N outputs OUTS as GNU's tee does: a read(2) of
  * GNU_CHUNK bytes at most into the stack, then a write(2) of it to each
- * output in turn, told to FAIL at once; with SL_FANOUT_PIPE_CHECK in
+ * output in turn, told to FAIL at once; with SPATE_FANOUT_PIPE_CHECK in
  * O's flags, the wait for input watches the first output as GNU's
  * does.  O's progress is told after each chunk.  Nothing is held and
- * nothing is taken but the stack.  Return as sl_fanout_flags.
+ * nothing is taken but the stack.  Return as spate_fanout_flags.
  */
 int
-fan_plain(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
+fan_plain(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx)
 {
 	char buf[GNU_CHUNK];
 	size_t i, live = 0, first, watched = n;
@@ -75,7 +75,7 @@ fan_plain(int in, struct sl_out *outs, size_t n,
 		live += outs[i].fd != -1;
 	while (live > 0) {
 		first = first_live(outs, n, 0);
-		if ((o->flags & SL_FANOUT_PIPE_CHECK) && first != watched)
+		if ((o->flags & SPATE_FANOUT_PIPE_CHECK) && first != watched)
 			pipe = is_pipe(outs[watched = first].fd);
 		if (pipe && first_broken(in, outs, first)) {
 			outs[first].fd = -1;
@@ -106,29 +106,29 @@ fan_plain(int in, struct sl_out *outs, size_t n,
 }
 
 /*
- * sl_fanout_with under a seccomp filter (gnu_calls): GNU's loop, which
+ * spate_fanout_with under a seccomp filter (gnu_calls): GNU's loop, which
  * makes only GNU 9.11's tee's calls, on the caller's thread.  A lag
  * needs a thread an output: with two outputs or more it is refused
- * (EPERM, SIDE SL_PRIVATE: no descriptor of the caller's failed)
+ * (EPERM, SIDE SPATE_PRIVATE: no descriptor of the caller's failed)
  * before a byte is read, rather than made without one.
  */
 int
-fan_gnu(int in, struct sl_out *outs, size_t n,
-    const struct sl_fanout_opts *o, sl_fail_fn *fail, void *ctx)
+fan_gnu(int in, struct spate_out *outs, size_t n,
+    const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx)
 {
 	size_t i, live = 0;
 	int r;
 
 	for (i = 0; i < n; i++)
 		live += outs[i].fd != -1;
-	if ((o->lag != 0 || o->slow != SL_SLOW_WAIT) && live > 1) {
+	if ((o->lag != 0 || o->slow != SPATE_SLOW_WAIT) && live > 1) {
 		if (o->side != NULL)
-			*o->side = SL_PRIVATE;
+			*o->side = SPATE_PRIVATE;
 		errno = EPERM;
 		return -1;
 	}
 	if ((r = fan_plain(in, outs, n, o, fail, ctx)) == -1 &&
 	    o->side != NULL)
-		*o->side = SL_INPUT;
+		*o->side = SPATE_INPUT;
 	return r;
 }

@@ -18,7 +18,7 @@
  * huge page: bigger than the pipe (PIPE_MAX), so one vmsplice fills it, and
  * one page-table entry for all of it (doc/bench.md has the gain).
  * The buffers are never unmapped: the pipe may still hold their pages
- * when sl_repeat returns, and the caller is about to exit anyway.
+ * when spate_repeat returns, and the caller is about to exit anyway.
  */
 #define FIRST	4096u
 #define RW_MAX	(128u << 10)
@@ -54,7 +54,7 @@ replicate(char *buf, size_t fill, size_t cap)
 }
 
 int
-sl_repeat(int fd, const char *line, size_t len)
+spate_repeat(int fd, const char *line, size_t len)
 {
 	struct end out;
 	struct link l;

@@ -150,7 +150,7 @@ gnu_calls(void)
 }
 
 int
-sl_gnu_calls(void)
+spate_gnu_calls(void)
 {
 	sandbox_look();
 	return gnu_calls();

@@ -1,5 +1,5 @@
 /*
- * The signals a fan-out holds while it copies (SL_FANOUT_THREADS).
+ * The signals a fan-out holds while it copies (SPATE_FANOUT_THREADS).
  *
  * A write into a pipe whose reader left raises SIGPIPE; one into a file
  * past RLIMIT_FSIZE raises SIGXFSZ.  Either, at its default action, ends

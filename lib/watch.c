@@ -53,11 +53,11 @@ wait_polls(struct fan *f, size_t n, int ms)
 }
 
 /* Return 1 if output I can take part in watch_wait's watch: an output
- * pipe, with SL_FANOUT_PIPE_CHECK. */
+ * pipe, with SPATE_FANOUT_PIPE_CHECK. */
 static int
 watched(struct fan *f, size_t i)
 {
-	return (f->flags & SL_FANOUT_PIPE_CHECK) && out_served(out(f, i)->st) &&
+	return (f->flags & SPATE_FANOUT_PIPE_CHECK) && out_served(out(f, i)->st) &&
 	    traits(&f->ends[i])->pipe;
 }
 
@@ -96,7 +96,7 @@ watch_wait(struct fan *f, int ms)
 }
 
 /*
- * Before a read that may wait: with SL_FANOUT_PIPE_CHECK, or signals
+ * Before a read that may wait: with SPATE_FANOUT_PIPE_CHECK, or signals
  * held (a read that waited would keep them out, where a signal from
  * outside would end GNU's tee in its read), watch_wait, for ever (if it
  * fails, the read waits).  A regular file never keeps us waiting; an
@@ -107,7 +107,7 @@ watch_pipes(struct fan *f)
 {
 	if (traits(&f->in)->file || f->in_wronly)
 		return;
-	if ((f->flags & SL_FANOUT_PIPE_CHECK) || !sigisemptyset(&f->held))
+	if ((f->flags & SPATE_FANOUT_PIPE_CHECK) || !sigisemptyset(&f->held))
 		watch_wait(f, -1);
 }
 

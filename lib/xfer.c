@@ -17,7 +17,7 @@
  *   is counted, nothing lost or sent twice;
  * - any other error is a real error of one side, reported at once and
  *   never retried another way.
- * Every failure names its side (SL_INPUT or SL_OUTPUT): found out only
+ * Every failure names its side (SPATE_INPUT or SPATE_OUTPUT): found out only
  * when it happens, at no cost to the transfers that work.
  */
 #define _GNU_SOURCE
@@ -34,7 +34,7 @@
  * Make the read/write buffer of L: BUF_SIZE bytes, or, when that much
  * memory cannot be had, the most a halving down to a page finds (a
  * smaller buffer only costs more calls).  Return 0, or -1 with errno set
- * (ENOMEM) and L->side SL_MEMORY.
+ * (ENOMEM) and L->side SPATE_MEMORY.
  */
 static int
 need_buf(struct link *l)
@@ -43,7 +43,7 @@ need_buf(struct link *l)
 
 	for (n = BUF_SIZE; l->buf == NULL; n /= 2) {
 		if (n < BUF_MIN) {
-			l->side = SL_MEMORY;
+			l->side = SPATE_MEMORY;
 			errno = ENOMEM;
 			return -1;
 		}
@@ -185,22 +185,22 @@ blame_side(struct link *l, int err)
 	off_t at;
 
 	if (err == EPIPE)
-		return SL_OUTPUT;
+		return SPATE_OUTPUT;
 	/* GNU's cat names the input for it (a filter's, most likely). */
 	if (err == EACCES && l->path == PATH_COPY_RANGE)
-		return SL_INPUT;
+		return SPATE_INPUT;
 	if (traits(l->in)->pipe)
-		return SL_OUTPUT;
+		return SPATE_OUTPUT;
 	if (traits(l->out)->pipe)
-		return SL_INPUT;
+		return SPATE_INPUT;
 	if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EROFS ||
 	    err == EPERM || err == ETXTBSY)
-		return SL_OUTPUT;
+		return SPATE_OUTPUT;
 	if ((at = lseek(l->in->fd, 0, SEEK_CUR)) != -1 &&
 	    pread(l->in->fd, &c, 1, at) == -1)
-		return SL_INPUT;	/* errno: what reading says */
+		return SPATE_INPUT;	/* errno: what reading says */
 	errno = err;
-	return SL_OUTPUT;
+	return SPATE_OUTPUT;
 }
 
 /*
@@ -267,7 +267,7 @@ step_rw(struct link *l, size_t len)
 		n = read_some(l->in->fd, buf, want);
 	}
 	if (n < 0)
-		return fail_side(l, SL_INPUT);
+		return fail_side(l, SPATE_INPUT);
 	if (n == 0)
 		return 0;
 	l->got += n;
@@ -275,7 +275,7 @@ step_rw(struct link *l, size_t len)
 	for (off = 0; off < (size_t)n; off += k) {
 		k = (size_t)n - off < len ? (size_t)n - off : len;
 		if (write_all(l->out->fd, buf + off, k) == -1)
-			return fail_side(l, SL_OUTPUT);
+			return fail_side(l, SPATE_OUTPUT);
 	}
 	return n;
 }
@@ -386,7 +386,7 @@ write_via_bytes(struct link *l)
 			l->via_held -= k;
 		if (r == -1 || write_all(l->out->fd, l->buf, k) == -1) {
 			drop_via_bytes(l);
-			return fail_side(l, SL_OUTPUT);
+			return fail_side(l, SPATE_OUTPUT);
 		}
 	}
 	return n;
@@ -444,7 +444,7 @@ step_via(struct link *l, size_t len)
 			}
 			/* The call's own error is the input's: the private
 			 * pipe is ours. */
-			return fail_side(l, c.waiting ? c.side : SL_INPUT);
+			return fail_side(l, c.waiting ? c.side : SPATE_INPUT);
 		}
 		l->via_held = n;
 	}
@@ -463,7 +463,7 @@ step_via(struct link *l, size_t len)
 		/* The call's own error is the output's: the private pipe,
 		 * which we hold, cannot end (io_move_all's EIO). */
 		drop_via_bytes(l);
-		return fail_side(l, c.waiting ? c.side : SL_OUTPUT);
+		return fail_side(l, c.waiting ? c.side : SPATE_OUTPUT);
 	}
 	count_zerocopy(l, n);
 	pipe_carried(&l->via_end, n);
@@ -503,7 +503,7 @@ link_step(struct link *l, size_t len)
  * L's output: vmsplice(2) into a pipe (the pipe then holds references to
  * BUF's pages, hence the rule), write(2) elsewhere, and once vmsplice is
  * refused.  Return the count moved (> 0, maybe short), or -1 with errno
- * set and L->side SL_OUTPUT.
+ * set and L->side SPATE_OUTPUT.
  */
 ssize_t
 link_put(struct link *l, const void *buf, size_t len)
@@ -523,7 +523,7 @@ link_put(struct link *l, const void *buf, size_t len)
 		}
 		if (l->path != PATH_VMSPLICE ||
 		    !zerocopy_refused(&c))
-			return fail_side(l, SL_OUTPUT);
+			return fail_side(l, SPATE_OUTPUT);
 		leave_zerocopy(l);
 	}
 }

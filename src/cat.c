@@ -119,10 +119,10 @@ is_output(int fd, const struct stat *st, struct out *out)
  * well, 0 after a message; exit at once when the output failed.
  */
 static int
-add(struct sl_cat *c, const char *name, struct out *out)
+add(struct spate_cat *c, const char *name, struct out *out)
 {
 	int stdin_ = strcmp(name, "-") == 0, ok = 1, fd;
-	enum sl_side side;
+	enum spate_side side;
 	struct stat st;
 
 	/* Like GNU, no care to keep fds 0-2: cat opens only inputs. */
@@ -140,11 +140,11 @@ add(struct sl_cat *c, const char *name, struct out *out)
 		progress_break();
 		warnx(_("%s: input file is output file"), cmd_quotef(name));
 		ok = 0;
-	} else if (sl_cat_add_stat(c, fd, &st, &side) == -1) {
+	} else if (spate_cat_add_stat(c, fd, &st, &side) == -1) {
 		progress_break();
-		if (side == SL_MEMORY)
+		if (side == SPATE_MEMORY)
 			errx(1, "memory exhausted");
-		if (side == SL_OUTPUT)
+		if (side == SPATE_OUTPUT)
 			err(1, "%s", _("write error"));
 		cmd_warn_name(name, errno);
 		ok = 0;
@@ -195,42 +195,42 @@ main(int argc, char *argv[])
 	int c, n = 1, i, ok = 1, read_stdin = 0, progress = 0;
 	struct out out = { 0 };
 	struct stat st;
-	struct sl_cat *cat;
+	struct spate_cat *cat;
 
 	cmd_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "benstuvAET", long_options,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			flags |= SL_CAT_NUMBER_NONBLANK;
+			flags |= SPATE_CAT_NUMBER_NONBLANK;
 			break;
 		case 'e':
-			flags |= SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_ENDS;
+			flags |= SPATE_CAT_SHOW_NONPRINTING | SPATE_CAT_SHOW_ENDS;
 			break;
 		case 'n':
-			flags |= SL_CAT_NUMBER;
+			flags |= SPATE_CAT_NUMBER;
 			break;
 		case 's':
-			flags |= SL_CAT_SQUEEZE;
+			flags |= SPATE_CAT_SQUEEZE;
 			break;
 		case 't':
-			flags |= SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_TABS;
+			flags |= SPATE_CAT_SHOW_NONPRINTING | SPATE_CAT_SHOW_TABS;
 			break;
 		case 'u':
 			/* Output is never held back: -u asks for nothing. */
 			break;
 		case 'v':
-			flags |= SL_CAT_SHOW_NONPRINTING;
+			flags |= SPATE_CAT_SHOW_NONPRINTING;
 			break;
 		case 'A':
-			flags |= SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_ENDS |
-			    SL_CAT_SHOW_TABS;
+			flags |= SPATE_CAT_SHOW_NONPRINTING | SPATE_CAT_SHOW_ENDS |
+			    SPATE_CAT_SHOW_TABS;
 			break;
 		case 'E':
-			flags |= SL_CAT_SHOW_ENDS;
+			flags |= SPATE_CAT_SHOW_ENDS;
 			break;
 		case 'T':
-			flags |= SL_CAT_SHOW_TABS;
+			flags |= SPATE_CAT_SHOW_TABS;
 			break;
 		case PROGRESS_OPTION:
 			progress = 1;
@@ -246,8 +246,8 @@ main(int argc, char *argv[])
 		}
 	}
 	/* -b overrides -n. */
-	if (flags & SL_CAT_NUMBER_NONBLANK)
-		flags &= ~SL_CAT_NUMBER;
+	if (flags & SPATE_CAT_NUMBER_NONBLANK)
+		flags &= ~SPATE_CAT_NUMBER;
 	if (optind < argc) {
 		names = argv + optind;
 		n = argc - optind;
@@ -257,25 +257,25 @@ main(int argc, char *argv[])
 		err(1, "%s", _("standard output"));
 	if (S_ISREG(st.st_mode)) {
 		out.isreg = 1;
-		out.grows = (flags & ~SL_CAT_SQUEEZE) != 0;
+		out.grows = (flags & ~SPATE_CAT_SQUEEZE) != 0;
 		out.append = -1;
 		out.dev = st.st_dev;
 		out.ino = st.st_ino;
 	}
-	if ((cat = sl_cat_open(STDOUT_FILENO, flags)) == NULL) {
+	if ((cat = spate_cat_open(STDOUT_FILENO, flags)) == NULL) {
 		if (errno == ENOMEM)
 			errx(1, "%s", _("memory exhausted"));
 		err(1, "%s", _("standard output"));
 	}
 	if (progress) {
 		progress_start(progress_total(names, n, flags));
-		sl_cat_progress(cat, progress_update, NULL);
+		spate_cat_progress(cat, progress_update, NULL);
 	}
 	for (i = 0; i < n; i++) {
 		read_stdin |= strcmp(names[i], "-") == 0;
 		ok &= add(cat, names[i], &out);
 	}
-	if (sl_cat_close(cat) == -1) {
+	if (spate_cat_close(cat) == -1) {
 		progress_break();
 		err(1, "%s", _("write error"));
 	}

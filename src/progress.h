@@ -1,7 +1,7 @@
 /*
  * --progress, for cat and tee: how far a copy has come, on standard
  * error.  The engine tells progress_update of every chunk it moves
- * (sl_progress_fn); the line is drawn from there when it is due, read
+ * (spate_progress_fn); the line is drawn from there when it is due, read
  * on the process's own clock, so that the data path makes no system
  * call more.  On a terminal, each line is fitted to its width as it is
  * then, and none is drawn while the process is in the background.  Nothing is shown where standard error is closed or is the
@@ -32,7 +32,7 @@ void progress_expect(const char *arg);
 void progress_start(off_t total);
 
 /* The engine's hook: BYTES copied so far.  CTX is not used. */
-sl_progress_fn progress_update;
+spate_progress_fn progress_update;
 
 /*
  * Before a message on standard error: end the line drawn on a terminal,

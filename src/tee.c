@@ -28,7 +28,7 @@ static const char *const mode_names[] = {
 	"warn", "warn-nopipe", "exit", "exit-nopipe"
 };
 
-/* --slow-output's MODEs, in the order of enum sl_slow. */
+/* --slow-output's MODEs, in the order of enum spate_slow. */
 static const char *const slow_names[] = { "wait", "close", "drop" };
 
 /*
@@ -57,7 +57,7 @@ struct run {
 	char **names;	/* names[i] for output i; names[0] is stdout */
 	enum mode mode;
 	int ok;
-	struct sl_fanout_opts opts;
+	struct spate_fanout_opts opts;
 	int lag_given, slow_given;	/* --lag, --slow-output given */
 };
 
@@ -173,10 +173,11 @@ exits(enum mode m)
 static unsigned
 fanout_flags(enum mode m)
 {
-	unsigned flags = exits(m) ? SL_FANOUT_GNU_CHUNKS : SL_FANOUT_THREADS;
+	unsigned flags = exits(m) ? SPATE_FANOUT_GNU_CHUNKS :
+	    SPATE_FANOUT_THREADS;
 
 	if (m == M_WARN_NOPIPE || m == M_EXIT_NOPIPE)
-		flags |= SL_FANOUT_PIPE_CHECK;
+		flags |= SPATE_FANOUT_PIPE_CHECK;
 	return flags;
 }
 
@@ -198,13 +199,13 @@ failed(void *ctx, size_t i, int err)
 
 /* The engine's report of an output too slow for the lag. */
 static void
-too_slow(void *ctx, size_t i, enum sl_slow what, long long missed)
+too_slow(void *ctx, size_t i, enum spate_slow what, long long missed)
 {
 	struct run *r = ctx;
 	const char *name = i == 0 ? _(r->names[0]) : r->names[i];
 
 	progress_break();
-	if (what == SL_SLOW_CLOSE)
+	if (what == SPATE_SLOW_CLOSE)
 		warnx("%s: %s", cmd_quotef(name), _("output too slow, closed"));
 	else
 		warnx(_("%s: output too slow, %jd bytes dropped"),
@@ -234,8 +235,8 @@ int
 main(int argc, char *argv[])
 {
 	struct run r = { .mode = M_SIGPIPE, .ok = 1 };
-	enum sl_side side = SL_INPUT;
-	struct sl_out *outs;
+	enum spate_side side = SPATE_INPUT;
+	struct spate_out *outs;
 	int c, append = 0, nfiles, i;
 
 	cmd_init(argv[0]);
@@ -282,7 +283,7 @@ main(int argc, char *argv[])
 	r.opts.side = &side;
 	/* A lag takes a thread an output, which a seccomp filter may kill
 	 * for: refused there, before a file is opened, unless trusted. */
-	if ((r.lag_given || r.slow_given) && sl_gnu_calls())
+	if ((r.lag_given || r.slow_given) && spate_gnu_calls())
 		errx(1, "%s", _("--lag and --slow-output need threads, which "
 		    "a seccomp filter may kill for; SPATE_SECCOMP=trust "
 		    "allows them"));
@@ -307,13 +308,13 @@ main(int argc, char *argv[])
 
 	if (r.opts.progress != NULL)
 		progress_start(progress_file_left(STDIN_FILENO));
-	if (sl_fanout_with(STDIN_FILENO, outs, nfiles + 1, &r.opts, failed,
+	if (spate_fanout_with(STDIN_FILENO, outs, nfiles + 1, &r.opts, failed,
 	    &r) == -1) {
 		progress_break();
 		/* The engine's own pipe is no read of the input's; the lag's
 		 * threads or memory refused are no read at all. */
-		warn("%s", side == SL_PRIVATE ? _("internal pipe") :
-		    side == SL_MEMORY ? _("cannot start the lag") :
+		warn("%s", side == SPATE_PRIVATE ? _("internal pipe") :
+		    side == SPATE_MEMORY ? _("cannot start the lag") :
 		    _("read error"));
 		r.ok = 0;
 	}

@@ -89,6 +89,6 @@ main(int argc, char *argv[])
 		nargs = argc - optind;
 	}
 	line = join(args, nargs, &len);
-	sl_repeat(STDOUT_FILENO, line, len);
+	spate_repeat(STDOUT_FILENO, line, len);
 	err(1, "%s", _("standard output"));
 }

@@ -196,7 +196,7 @@ on_fail(void *ctx, size_t i, int err)
 }
 
 static inline void
-close_outs(struct sl_out *o, size_t n)
+close_outs(struct spate_out *o, size_t n)
 {
 	size_t i;
 

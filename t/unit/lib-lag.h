@@ -13,21 +13,21 @@
 /* What the callbacks saw: on_fail's log, and the slow outputs told. */
 struct seen {
 	struct log log;		/* first: on_fail takes it as its CTX */
-	int closed[MAXOUT];	/* SL_SLOW_CLOSE told, per output */
-	off_t missed[MAXOUT];	/* SL_SLOW_DROP's count, per output */
+	int closed[MAXOUT];	/* SPATE_SLOW_CLOSE told, per output */
+	off_t missed[MAXOUT];	/* SPATE_SLOW_DROP's count, per output */
 	int elsewhere;		/* a callback came on another thread */
 	off_t progress;		/* the last progress told */
 	int backwards;		/* progress once went back */
 };
 
 static inline void
-on_slow(void *ctx, size_t i, enum sl_slow what, long long missed)
+on_slow(void *ctx, size_t i, enum spate_slow what, long long missed)
 {
 	struct seen *s = ctx;
 
 	if (!pthread_equal(pthread_self(), main_thread))
 		s->elsewhere = 1;
-	if (what == SL_SLOW_CLOSE)
+	if (what == SPATE_SLOW_CLOSE)
 		s->closed[i]++;
 	else
 		s->missed[i] += missed;
@@ -45,15 +45,15 @@ on_progress(void *ctx, long long bytes)
 	s->progress = bytes;
 }
 
-/* sl_fanout_with IN into the N outputs O, with LAG and SLOW. */
+/* spate_fanout_with IN into the N outputs O, with LAG and SLOW. */
 static inline int
-run(int in, struct sl_out *o, size_t n, off_t lag, enum sl_slow slow,
+run(int in, struct spate_out *o, size_t n, off_t lag, enum spate_slow slow,
     struct seen *s)
 {
-	struct sl_fanout_opts opts = { .lag = lag, .slow = slow,
+	struct spate_fanout_opts opts = { .lag = lag, .slow = slow,
 	    .slow_fn = on_slow, .progress = on_progress };
 
-	return sl_fanout_with(in, o, n, &opts, on_fail, s);
+	return spate_fanout_with(in, o, n, &opts, on_fail, s);
 }
 
 /* The LEN bytes at BUF are the input with whole chunks (LAG_CHUNK each,

@@ -26,7 +26,7 @@
 #include "tap.h"
 
 #define MiB		(1UL << 20)
-#define STEP		(16u << 20)	/* what sl_cat and sl_fanout ask */
+#define STEP		(16u << 20)	/* what spate_cat and spate_fanout ask */
 #define BIT(p)		(1u << (p))
 #define RW		BIT(PATH_RW)
 

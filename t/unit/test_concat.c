@@ -1,6 +1,6 @@
 /*
- * Unit tests of lib/concat.c, cat's engine: sl_cat_open, sl_cat_add and
- * sl_cat_close.  Inputs of every kind end to end, byte for byte; line
+ * Unit tests of lib/concat.c, cat's engine: spate_cat_open, spate_cat_add and
+ * spate_cat_close.  Inputs of every kind end to end, byte for byte; line
  * numbers and squeezing carried from one input to the next; which side
  * a failure names; what is held written at the end, and before a wait.
  * The expected texts were checked against GNU cat 9.1.
@@ -59,14 +59,14 @@ sink(int p[2], int *keep)
 	return pid;
 }
 
-/* sl_cat_open, or bail out. */
-static struct sl_cat *
+/* spate_cat_open, or bail out. */
+static struct spate_cat *
 xcat_open(int out, unsigned flags)
 {
-	struct sl_cat *c = sl_cat_open(out, flags);
+	struct spate_cat *c = spate_cat_open(out, flags);
 
 	if (c == NULL)
-		bail_out("sl_cat_open: %s", strerror(errno));
+		bail_out("spate_cat_open: %s", strerror(errno));
 	return c;
 }
 
@@ -80,8 +80,8 @@ cat_mixed(int out, const char *data, size_t total)
 {
 	static const size_t cut[] = { MiB + 3, 0, 2 * MiB + 1, 10 };
 	size_t off = 0, i;
-	struct sl_cat *c;
-	enum sl_side side;
+	struct spate_cat *c;
+	enum spate_side side;
 	int good = 1, fd, pipe_in;
 	pid_t pid;
 
@@ -90,14 +90,14 @@ cat_mixed(int out, const char *data, size_t total)
 	c = xcat_open(out, 0);
 	for (i = 0; i < sizeof cut / sizeof cut[0]; i++) {
 		fd = i == 2 ? pipe_in : xtmpfile_with(data + off, cut[i]);
-		good &= sl_cat_add(c, fd, &side) == 0;
+		good &= spate_cat_add(c, fd, &side) == 0;
 		close(fd);
 		off += cut[i];
 	}
 	fd = xtmpfile_with(data + off, total - off);
-	good &= sl_cat_add(c, fd, &side) == 0;
+	good &= spate_cat_add(c, fd, &side) == 0;
 	close(fd);
-	good &= sl_cat_close(c) == 0;
+	good &= spate_cat_close(c) == 0;
 	return exited_ok(pid) && good;
 }
 
@@ -149,15 +149,15 @@ static int
 cat_texts(unsigned flags, const char *const *in, const char *want)
 {
 	int out = xtmpfile(), good = 1, fd;
-	struct sl_cat *c = xcat_open(out, flags);
-	enum sl_side side;
+	struct spate_cat *c = xcat_open(out, flags);
+	enum spate_side side;
 
 	for (; *in != NULL; in++) {
 		fd = xtmpfile_with(*in, strlen(*in));
-		good &= sl_cat_add(c, fd, &side) == 0;
+		good &= spate_cat_add(c, fd, &side) == 0;
 		close(fd);
 	}
-	good &= sl_cat_close(c) == 0;
+	good &= spate_cat_close(c) == 0;
 	good &= file_holds(out, want, strlen(want));
 	close(out);
 	return good;
@@ -167,9 +167,9 @@ TEST(number_across)
 {
 	static const char *const in[] = { "a\nb", "c\n\nd\n", NULL };
 
-	ok(cat_texts(SL_CAT_NUMBER, in,
+	ok(cat_texts(SPATE_CAT_NUMBER, in,
 	    "     1\ta\n     2\tbc\n     3\t\n     4\td\n"),
-	    "SL_CAT_NUMBER: numbers go on across inputs, a line split "
+	    "SPATE_CAT_NUMBER: numbers go on across inputs, a line split "
 	    "between two is one line");
 }
 
@@ -177,11 +177,11 @@ TEST(squeeze_across)
 {
 	static const char *const in[] = { "a\n\n", "\n\nb\n", NULL };
 
-	ok(cat_texts(SL_CAT_SQUEEZE, in, "a\n\nb\n"),
-	    "SL_CAT_SQUEEZE: empty lines squeezed across inputs");
-	ok(cat_texts(SL_CAT_SQUEEZE | SL_CAT_NUMBER, in,
+	ok(cat_texts(SPATE_CAT_SQUEEZE, in, "a\n\nb\n"),
+	    "SPATE_CAT_SQUEEZE: empty lines squeezed across inputs");
+	ok(cat_texts(SPATE_CAT_SQUEEZE | SPATE_CAT_NUMBER, in,
 	    "     1\ta\n     2\t\n     3\tb\n"),
-	    "SL_CAT_SQUEEZE | SL_CAT_NUMBER: across inputs");
+	    "SPATE_CAT_SQUEEZE | SPATE_CAT_NUMBER: across inputs");
 }
 
 TEST(number_pipe_input)
@@ -190,25 +190,25 @@ TEST(number_pipe_input)
 	static const char want[] = "     1\tone\n     2\ttwo\n"
 	    "     3\tone\n     4\ttwo\n";
 	int out = xtmpfile(), in, r1, r2, r3;
-	struct sl_cat *c;
-	enum sl_side side;
+	struct spate_cat *c;
+	enum spate_side side;
 	pid_t pid;
 
 	in = feeder(text, strlen(text), &pid);
-	c = xcat_open(out, SL_CAT_NUMBER);
-	r1 = sl_cat_add(c, in, &side);
+	c = xcat_open(out, SPATE_CAT_NUMBER);
+	r1 = spate_cat_add(c, in, &side);
 	close(in);
 	in = xtmpfile_with(text, strlen(text));
-	r2 = sl_cat_add(c, in, &side);
+	r2 = spate_cat_add(c, in, &side);
 	close(in);
-	r3 = sl_cat_close(c);
+	r3 = spate_cat_close(c);
 	ok(r1 == 0 && r2 == 0 && r3 == 0 && exited_ok(pid) &&
 	    file_holds(out, want, strlen(want)),
-	    "SL_CAT_NUMBER: a pipe, then a file, numbered on");
+	    "SPATE_CAT_NUMBER: a pipe, then a file, numbered on");
 	close(out);
 }
 
-/* A directory as input, with FLAGS (called NAME): SL_INPUT, and the
+/* A directory as input, with FLAGS (called NAME): SPATE_INPUT, and the
  * next input still goes out after what came before. */
 static void
 input_dir(unsigned flags, const char *name)
@@ -216,18 +216,18 @@ input_dir(unsigned flags, const char *name)
 	int out = xtmpfile(), dir = xopen(".", O_RDONLY | O_DIRECTORY);
 	int a = xtmpfile_with("x\n", 2), b = xtmpfile_with("y\n", 2);
 	int r1, r2, r3, r4, e;
-	struct sl_cat *c = xcat_open(out, flags);
-	enum sl_side side = 0;
+	struct spate_cat *c = xcat_open(out, flags);
+	enum spate_side side = 0;
 	const char *want = flags ? "     1\tx\n     2\ty\n" : "x\ny\n";
 
-	r1 = sl_cat_add(c, a, &side);
+	r1 = spate_cat_add(c, a, &side);
 	errno = 0;
-	r2 = sl_cat_add(c, dir, &side);
+	r2 = spate_cat_add(c, dir, &side);
 	e = errno;
-	ok(r1 == 0 && r2 == -1 && e == EISDIR && side == SL_INPUT,
-	    "%s: a directory as input: -1 EISDIR, SL_INPUT", name);
-	r3 = sl_cat_add(c, b, &side);
-	r4 = sl_cat_close(c);
+	ok(r1 == 0 && r2 == -1 && e == EISDIR && side == SPATE_INPUT,
+	    "%s: a directory as input: -1 EISDIR, SPATE_INPUT", name);
+	r3 = spate_cat_add(c, b, &side);
+	r4 = spate_cat_close(c);
 	ok(r3 == 0 && r4 == 0 && file_holds(out, want, strlen(want)),
 	    "%s: the inputs around the directory all go out", name);
 	close(a);
@@ -243,34 +243,34 @@ TEST(input_dir)
 
 TEST(input_dir_numbered)
 {
-	input_dir(SL_CAT_NUMBER, "SL_CAT_NUMBER");
+	input_dir(SPATE_CAT_NUMBER, "SPATE_CAT_NUMBER");
 }
 
 /*
  * Concatenate the LEN bytes of TEXT with FLAGS into /dev/full: the
- * failure must be ENOSPC, said once, by sl_cat_add with SL_OUTPUT or,
- * if the text was held, by sl_cat_close.
+ * failure must be ENOSPC, said once, by spate_cat_add with SPATE_OUTPUT or,
+ * if the text was held, by spate_cat_close.
  */
 static int
 devfull_once(int full, unsigned flags, const char *text, size_t len)
 {
 	int in = xtmpfile_with(text, len), r, e = 0, rc, ec;
-	struct sl_cat *c = xcat_open(full, flags);
-	enum sl_side side = 0;
+	struct spate_cat *c = xcat_open(full, flags);
+	enum spate_side side = 0;
 
 	errno = 0;
-	r = sl_cat_add(c, in, &side);
+	r = spate_cat_add(c, in, &side);
 	if (r == -1)
 		e = errno;
 	errno = 0;
-	rc = sl_cat_close(c);
+	rc = spate_cat_close(c);
 	ec = errno;
 	close(in);
-	printf("# flags %#x, %zu bytes: sl_cat_add %d (%s, side %d), "
-	    "sl_cat_close %d (%s)\n", flags, len, r, strerror(e), side, rc,
+	printf("# flags %#x, %zu bytes: spate_cat_add %d (%s, side %d), "
+	    "spate_cat_close %d (%s)\n", flags, len, r, strerror(e), side, rc,
 	    strerror(ec));
 	if (r == -1)
-		return e == ENOSPC && side == SL_OUTPUT && rc == 0;
+		return e == ENOSPC && side == SPATE_OUTPUT && rc == 0;
 	return rc == -1 && ec == ENOSPC;
 }
 
@@ -289,13 +289,13 @@ TEST(devfull)
 	for (i = 0; i < (int)big; i += 64)
 		data[i] = '\n';
 	ok(devfull_once(full, 0, "hello\n", 6),
-	    "/dev/full, 6 bytes: ENOSPC, once, SL_OUTPUT");
+	    "/dev/full, 6 bytes: ENOSPC, once, SPATE_OUTPUT");
 	ok(devfull_once(full, 0, data, big),
-	    "/dev/full, 1 MiB: ENOSPC, once, SL_OUTPUT");
-	ok(devfull_once(full, SL_CAT_NUMBER, "hello\n", 6),
-	    "/dev/full, SL_CAT_NUMBER, 6 bytes: ENOSPC, once");
-	ok(devfull_once(full, SL_CAT_NUMBER, data, big),
-	    "/dev/full, SL_CAT_NUMBER, 1 MiB: ENOSPC, once");
+	    "/dev/full, 1 MiB: ENOSPC, once, SPATE_OUTPUT");
+	ok(devfull_once(full, SPATE_CAT_NUMBER, "hello\n", 6),
+	    "/dev/full, SPATE_CAT_NUMBER, 6 bytes: ENOSPC, once");
+	ok(devfull_once(full, SPATE_CAT_NUMBER, data, big),
+	    "/dev/full, SPATE_CAT_NUMBER, 1 MiB: ENOSPC, once");
 	close(full);
 	free(data);
 }
@@ -304,18 +304,18 @@ TEST(close_flushes)
 {
 	static const char want[] = "     1\tx$\n     2\t^Iy$\n";
 	int out = xtmpfile(), in = xtmpfile_with("x\n\ty\n", 5), r1, r2;
-	struct sl_cat *c = xcat_open(out,
-	    SL_CAT_NUMBER | SL_CAT_SHOW_ENDS | SL_CAT_SHOW_TABS);
-	enum sl_side side;
+	struct spate_cat *c = xcat_open(out,
+	    SPATE_CAT_NUMBER | SPATE_CAT_SHOW_ENDS | SPATE_CAT_SHOW_TABS);
+	enum spate_side side;
 	struct stat st;
 
-	r1 = sl_cat_add(c, in, &side);
+	r1 = spate_cat_add(c, in, &side);
 	if (fstat(out, &st) == 0)
-		printf("# before sl_cat_close the output holds %lld bytes\n",
+		printf("# before spate_cat_close the output holds %lld bytes\n",
 		    (long long)st.st_size);
-	r2 = sl_cat_close(c);
+	r2 = spate_cat_close(c);
 	ok(r1 == 0 && r2 == 0 && file_holds(out, want, strlen(want)),
-	    "sl_cat_close writes what the transformation held");
+	    "spate_cat_close writes what the transformation held");
 	close(in);
 	close(out);
 }
@@ -330,8 +330,8 @@ TEST(flush_before_wait)
 {
 	static const char first[] = "     1\ta\n";
 	int in[2], out[2], r1, r2;
-	struct sl_cat *c;
-	enum sl_side side;
+	struct spate_cat *c;
+	enum spate_side side;
 	pid_t pid;
 
 	xpipe(in);
@@ -354,12 +354,12 @@ TEST(flush_before_wait)
 	}
 	close(in[1]);
 	close(out[0]);
-	c = xcat_open(out[1], SL_CAT_NUMBER);
-	r1 = sl_cat_add(c, in[0], &side);
-	r2 = sl_cat_close(c);
+	c = xcat_open(out[1], SPATE_CAT_NUMBER);
+	r1 = spate_cat_add(c, in[0], &side);
+	r2 = spate_cat_close(c);
 	close(out[1]);
 	ok(r1 == 0 && r2 == 0 && exited_ok(pid),
-	    "SL_CAT_NUMBER from a pipe: each line goes out before the next "
+	    "SPATE_CAT_NUMBER from a pipe: each line goes out before the next "
 	    "read waits");
 	close(in[0]);
 }
@@ -367,13 +367,13 @@ TEST(flush_before_wait)
 TEST(nothing)
 {
 	int out = xtmpfile(), in = xtmpfile(), r1, r2, r3;
-	struct sl_cat *c = xcat_open(out, 0);
-	enum sl_side side;
+	struct spate_cat *c = xcat_open(out, 0);
+	enum spate_side side;
 
-	r1 = sl_cat_close(c);
-	c = xcat_open(out, SL_CAT_NUMBER);
-	r2 = sl_cat_add(c, in, &side);
-	r3 = sl_cat_close(c);
+	r1 = spate_cat_close(c);
+	c = xcat_open(out, SPATE_CAT_NUMBER);
+	r2 = spate_cat_add(c, in, &side);
+	r3 = spate_cat_close(c);
 	ok(r1 == 0 && r2 == 0 && r3 == 0 && file_holds(out, "", 0),
 	    "no input, or an empty one: nothing written, no error");
 	close(in);
@@ -414,8 +414,8 @@ TEST(progress_plain)
 	size_t len = 4 * MiB + 7;
 	char *data = pattern(0, len);
 	struct told t = { .increasing = 1 };
-	struct sl_cat *c;
-	enum sl_side side;
+	struct spate_cat *c;
+	enum spate_side side;
 	int in[2], out[2], keep, fd, good;
 	pid_t pid, feed;
 
@@ -424,10 +424,10 @@ TEST(progress_plain)
 	xpipe(out);
 	pid = sink(out, &keep);
 	c = xcat_open(out[1], 0);
-	sl_cat_progress(c, on_progress, &t);
-	good = sl_cat_add(c, fd, &side) == 0 &&
-	    t.last == (off_t)(MiB + 3) && sl_cat_add(c, in[0], &side) == 0;
-	good &= sl_cat_close(c) == 0;
+	spate_cat_progress(c, on_progress, &t);
+	good = spate_cat_add(c, fd, &side) == 0 &&
+	    t.last == (off_t)(MiB + 3) && spate_cat_add(c, in[0], &side) == 0;
+	good &= spate_cat_close(c) == 0;
 	close(out[1]);
 	close(in[0]);
 	close(fd);
@@ -442,8 +442,8 @@ TEST(progress_plain)
 	out[1] = xtmpfile();
 	fd = xtmpfile_with(data, len);
 	c = xcat_open(out[1], 0);
-	sl_cat_progress(c, on_progress, &t);
-	good = sl_cat_add(c, fd, &side) == 0 && sl_cat_close(c) == 0;
+	spate_cat_progress(c, on_progress, &t);
+	good = spate_cat_add(c, fd, &side) == 0 && spate_cat_close(c) == 0;
 	ok(good && file_holds(out[1], data, len) && t.calls > 1 &&
 	    t.increasing && t.last == (off_t)len,
 	    "a file -> a file: told %zu times, the last %lld", t.calls,
@@ -465,8 +465,8 @@ TEST(progress_numbered)
 	size_t n = 600000, len = n * (sizeof line - 1), i, want;
 	char *text = xmalloc(len);
 	struct told t = { .increasing = 1 };
-	struct sl_cat *c;
-	enum sl_side side;
+	struct spate_cat *c;
+	enum spate_side side;
 	int out[2], keep, fd, good;
 	pid_t pid;
 
@@ -477,9 +477,9 @@ TEST(progress_numbered)
 	xpipe(out);
 	pid = sink(out, &keep);
 	fd = xtmpfile_with(text, len);
-	c = xcat_open(out[1], SL_CAT_NUMBER);
-	sl_cat_progress(c, on_progress, &t);
-	good = sl_cat_add(c, fd, &side) == 0 && sl_cat_close(c) == 0;
+	c = xcat_open(out[1], SPATE_CAT_NUMBER);
+	spate_cat_progress(c, on_progress, &t);
+	good = spate_cat_add(c, fd, &side) == 0 && spate_cat_close(c) == 0;
 	close(out[1]);
 	close(fd);
 	ok(good && exited_ok(pid) && lseek(keep, 0, SEEK_END) == (off_t)want,
@@ -490,13 +490,13 @@ TEST(progress_numbered)
 	close(keep);
 
 	/* A carriage return last: -E holds it until it knows what
-	 * follows, and sl_cat_close writes it. */
+	 * follows, and spate_cat_close writes it. */
 	t = (struct told){ .increasing = 1 };
 	out[1] = xtmpfile();
 	fd = xtmpfile_with("x\ny\r", 4);
-	c = xcat_open(out[1], SL_CAT_SHOW_ENDS);
-	sl_cat_progress(c, on_progress, &t);
-	good = sl_cat_add(c, fd, &side) == 0 && sl_cat_close(c) == 0;
+	c = xcat_open(out[1], SPATE_CAT_SHOW_ENDS);
+	spate_cat_progress(c, on_progress, &t);
+	good = spate_cat_add(c, fd, &side) == 0 && spate_cat_close(c) == 0;
 	ok(good && t.increasing && t.last >= 5 &&
 	    t.last == lseek(out[1], 0, SEEK_END),
 	    "-E: what is held to the end counted, %lld bytes",

@@ -1,5 +1,5 @@
 /*
- * Unit tests of sl_fanout's rounds (lib/fanout.c): every output gets
+ * Unit tests of spate_fanout's rounds (lib/fanout.c): every output gets
  * every byte, in order, on either path, at every size, from pipes,
  * files and record sockets; a failing output is told once, the others
  * complete.
@@ -12,7 +12,7 @@
 static void
 test_pipe_to_all(size_t size, size_t step, const char *zc)
 {
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct log l = { 0 };
 	int in, r;
 
@@ -22,7 +22,7 @@ test_pipe_to_all(size_t size, size_t step, const char *zc)
 	o[0].fd = sink("p0");
 	o[1].fd = file("f1", NULL, 0);
 	o[2].fd = sink("p2");
-	r = sl_fanout(in, o, 3, on_fail, &l);
+	r = spate_fanout(in, o, 3, on_fail, &l);
 	close_outs(o, 3);
 	close(in);
 	reap();
@@ -35,7 +35,7 @@ test_pipe_to_all(size_t size, size_t step, const char *zc)
 static void
 test_file_input(size_t size, const char *zc)
 {
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct log l = { 0 };
 	int in, r;
 
@@ -48,7 +48,7 @@ test_file_input(size_t size, const char *zc)
 	o[0].fd = sink("p0");
 	o[1].fd = file("a1", "prior\n", O_APPEND);
 	o[2].fd = xopen("/dev/null", O_WRONLY);
-	r = sl_fanout(in, o, 3, on_fail, &l);
+	r = spate_fanout(in, o, 3, on_fail, &l);
 	close_outs(o, 3);
 	close(in);
 	reap();
@@ -61,7 +61,7 @@ test_file_input(size_t size, const char *zc)
 static void
 test_devfull(const char *zc)
 {
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct log l = { 0 };
 	int in, r;
 
@@ -71,7 +71,7 @@ test_devfull(const char *zc)
 	o[0].fd = sink("p0");
 	o[1].fd = xopen("/dev/full", O_WRONLY);
 	o[2].fd = file("f2", NULL, 0);
-	r = sl_fanout(in, o, 3, on_fail, &l);
+	r = spate_fanout(in, o, 3, on_fail, &l);
 	ok(r == 0 && l.calls == 1 && l.i == 1 && l.err == ENOSPC &&
 	    o[1].fd == -1, "/dev/full reported once as ENOSPC, "
 	    "SPATE_ZEROCOPY=%s", zc);
@@ -86,7 +86,7 @@ test_devfull(const char *zc)
 static void
 test_stop(const char *zc)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct log l = { .stop = 1 };
 	struct stat st;
 	int in, r;
@@ -96,7 +96,7 @@ test_stop(const char *zc)
 	in = feeder(100);
 	o[0].fd = xopen("/dev/full", O_WRONLY);
 	o[1].fd = file("f1", NULL, 0);
-	r = sl_fanout(in, o, 2, on_fail, &l);
+	r = spate_fanout(in, o, 2, on_fail, &l);
 	close_outs(o, 2);
 	close(in);
 	reap();
@@ -108,7 +108,7 @@ test_stop(const char *zc)
 /* Every output gone: the copy ends without reading the input out. */
 TEST(all_gone)
 {
-	struct sl_out o[1];
+	struct spate_out o[1];
 	struct log l = { 0 };
 	int in, r;
 
@@ -116,7 +116,7 @@ TEST(all_gone)
 	make_data(10 << 20);
 	in = feeder(65536);
 	o[0].fd = xopen("/dev/full", O_WRONLY);
-	r = sl_fanout(in, o, 1, on_fail, &l);
+	r = spate_fanout(in, o, 1, on_fail, &l);
 	close(in);
 	reap();
 	ok(r == 0 && l.calls == 1, "no output left: returns");
@@ -125,12 +125,12 @@ TEST(all_gone)
 /* Reading a directory fails: -1 with errno EISDIR. */
 TEST(read_error)
 {
-	struct sl_out o[1];
+	struct spate_out o[1];
 	struct log l = { 0 };
 	int in = xopen(".", O_RDONLY | O_DIRECTORY), r;
 
 	o[0].fd = xopen("/dev/null", O_WRONLY);
-	r = sl_fanout(in, o, 1, on_fail, &l);
+	r = spate_fanout(in, o, 1, on_fail, &l);
 	ok(r == -1 && errno == EISDIR && l.calls == 0,
 	    "directory input: -1, EISDIR");
 	close(o[0].fd);
@@ -141,7 +141,7 @@ TEST(read_error)
 static void
 test_nonblocking(const char *zc)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct log l = { 0 };
 	int in, r;
 
@@ -153,7 +153,7 @@ test_nonblocking(const char *zc)
 	xsetfl(o[0].fd, O_NONBLOCK);
 	o[1].fd = sink("p1");
 	xsetfl(o[1].fd, O_NONBLOCK);
-	r = sl_fanout(in, o, 2, on_fail, &l);
+	r = spate_fanout(in, o, 2, on_fail, &l);
 	close_outs(o, 2);
 	close(in);
 	reap();
@@ -196,7 +196,7 @@ record_feeder(size_t size)
 static void
 test_records(const char *zc)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct log l = { 0 };
 	int in, r;
 
@@ -206,7 +206,7 @@ test_records(const char *zc)
 	xsetfl(in, O_NONBLOCK);
 	o[0].fd = sink("p0");
 	o[1].fd = file("f1", NULL, 0);
-	r = sl_fanout(in, o, 2, on_fail, &l);
+	r = spate_fanout(in, o, 2, on_fail, &l);
 	close_outs(o, 2);
 	close(in);
 	reap();
@@ -269,9 +269,9 @@ on_progress(void *ctx, long long bytes)
 static void
 progress_case(size_t n, const char *zc)
 {
-	struct sl_fanout_opts opts = { .progress = on_progress };
+	struct spate_fanout_opts opts = { .progress = on_progress };
 	struct log_told t = { .increasing = 1 };
-	struct sl_out o[3];
+	struct spate_out o[3];
 	int in, r, good = 1;
 	size_t i;
 	char name[8];
@@ -283,7 +283,7 @@ progress_case(size_t n, const char *zc)
 		snprintf(name, sizeof name, "p%zu", i);
 		o[i].fd = i == 1 ? file(name, NULL, 0) : sink(name);
 	}
-	r = sl_fanout_with(in, o, n, &opts, on_fail, &t);
+	r = spate_fanout_with(in, o, n, &opts, on_fail, &t);
 	close_outs(o, n);
 	close(in);
 	reap();

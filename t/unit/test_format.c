@@ -9,7 +9,7 @@
 #include "format.h"
 #include "tap.h"
 
-#define ALL_FLAGS	0x40	/* every combination of the six SL_CAT_* */
+#define ALL_FLAGS	0x40	/* every combination of the six SPATE_CAT_* */
 #define GUARD		64
 
 /*
@@ -78,11 +78,11 @@ puts_(struct buf *b, const char *s)
 static void
 model(unsigned flags, const unsigned char *text, size_t len, struct buf *b)
 {
-	int number = (flags & (SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK)) != 0;
-	int number_all = number && !(flags & SL_CAT_NUMBER_NONBLANK);
-	int v = (flags & SL_CAT_SHOW_NONPRINTING) != 0;
-	int t = (flags & SL_CAT_SHOW_TABS) != 0;
-	int e = (flags & SL_CAT_SHOW_ENDS) != 0;
+	int number = (flags & (SPATE_CAT_NUMBER | SPATE_CAT_NUMBER_NONBLANK)) != 0;
+	int number_all = number && !(flags & SPATE_CAT_NUMBER_NONBLANK);
+	int v = (flags & SPATE_CAT_SHOW_NONPRINTING) != 0;
+	int t = (flags & SPATE_CAT_SHOW_TABS) != 0;
+	int e = (flags & SPATE_CAT_SHOW_ENDS) != 0;
 	int nl = 0;
 	unsigned long long n = 0;
 	char tmp[32];
@@ -95,7 +95,7 @@ model(unsigned flags, const unsigned char *text, size_t len, struct buf *b)
 			if (++nl > 0) {
 				if (nl >= 2) {
 					nl = 2;
-					if (flags & SL_CAT_SQUEEZE)
+					if (flags & SPATE_CAT_SQUEEZE)
 						continue;
 				}
 				if (number_all) {
@@ -414,27 +414,27 @@ gives(unsigned flags, const char *s, const char *want)
 
 TEST(examples)
 {
-	ok(gives(SL_CAT_NUMBER, "a\n\nb\n", "     1\ta\n     2\t\n     3\tb\n"),
+	ok(gives(SPATE_CAT_NUMBER, "a\n\nb\n", "     1\ta\n     2\t\n     3\tb\n"),
 	    "-n numbers every line");
-	ok(gives(SL_CAT_NUMBER_NONBLANK, "a\n\nb\n", "     1\ta\n\n     2\tb\n"),
+	ok(gives(SPATE_CAT_NUMBER_NONBLANK, "a\n\nb\n", "     1\ta\n\n     2\tb\n"),
 	    "-b numbers the non-empty lines");
-	ok(gives(SL_CAT_NUMBER | SL_CAT_NUMBER_NONBLANK, "a\n\nb",
+	ok(gives(SPATE_CAT_NUMBER | SPATE_CAT_NUMBER_NONBLANK, "a\n\nb",
 	    "     1\ta\n\n     2\tb"), "-b overrides -n");
-	ok(gives(SL_CAT_SQUEEZE, "\n\n\na\n\n\n\nb\n\n", "\na\n\nb\n\n"),
+	ok(gives(SPATE_CAT_SQUEEZE, "\n\n\na\n\n\n\nb\n\n", "\na\n\nb\n\n"),
 	    "-s keeps one empty line of each run");
-	ok(gives(SL_CAT_SQUEEZE | SL_CAT_NUMBER, "\n\n\na\n\n\nb",
+	ok(gives(SPATE_CAT_SQUEEZE | SPATE_CAT_NUMBER, "\n\n\na\n\n\nb",
 	    "     1\t\n     2\ta\n     3\t\n     4\tb"),
 	    "-sn numbers what -s keeps");
-	ok(gives(SL_CAT_SHOW_ENDS, "a\r\nb\rc\n\r", "a^M$\nb\rc$\n\r"),
+	ok(gives(SPATE_CAT_SHOW_ENDS, "a\r\nb\rc\n\r", "a^M$\nb\rc$\n\r"),
 	    "-E: $ at line ends, ^M for CR LF, a final CR stands");
-	ok(gives(SL_CAT_SHOW_ENDS | SL_CAT_SHOW_NONPRINTING, "a\r\n\r",
+	ok(gives(SPATE_CAT_SHOW_ENDS | SPATE_CAT_SHOW_NONPRINTING, "a\r\n\r",
 	    "a^M$\n^M"), "-vE: ^M for every CR");
-	ok(gives(SL_CAT_SHOW_TABS, "\ta\t\n", "^Ia^I\n"), "-T: ^I");
-	ok(gives(SL_CAT_SHOW_NONPRINTING, "\t\001\033\177\200\237\240\376\377\n",
+	ok(gives(SPATE_CAT_SHOW_TABS, "\ta\t\n", "^Ia^I\n"), "-T: ^I");
+	ok(gives(SPATE_CAT_SHOW_NONPRINTING, "\t\001\033\177\200\237\240\376\377\n",
 	    "\t^A^[^?M-^@M-^_M- M-~M-^?\n"), "-v: ^, M- and their mixes");
-	ok(gives(SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_TABS, "\t\211",
+	ok(gives(SPATE_CAT_SHOW_NONPRINTING | SPATE_CAT_SHOW_TABS, "\t\211",
 	    "^IM-^I"), "-vT: TAB and M-TAB");
-	ok(gives(SL_CAT_SHOW_NONPRINTING, "", ""), "empty text, nothing out");
+	ok(gives(SPATE_CAT_SHOW_NONPRINTING, "", ""), "empty text, nothing out");
 }
 
 /* Feed the pieces PARTS[0..N) in turn; compare with WANT. */
@@ -469,16 +469,16 @@ TEST(across_calls)
 	static const char *const d[] = { "a", "\r", "\r", "\n" };
 	static const char *const e[] = { "a\r", "", "\n\r", "" };
 
-	ok(pieces(SL_CAT_NUMBER, a, 4,
+	ok(pieces(SPATE_CAT_NUMBER, a, 4,
 	    "     1\tone\n     2\ttwo\n     3\t\n     4\tthree"),
 	    "-n: a line split across calls keeps one number");
-	ok(pieces(SL_CAT_SQUEEZE | SL_CAT_NUMBER_NONBLANK, b, 5,
+	ok(pieces(SPATE_CAT_SQUEEZE | SPATE_CAT_NUMBER_NONBLANK, b, 5,
 	    "\n     1\tx\n\n"), "-sb: a run of empty lines across calls");
-	ok(pieces(SL_CAT_SHOW_ENDS, c, 4, "a^M$\nb\rc\r"),
+	ok(pieces(SPATE_CAT_SHOW_ENDS, c, 4, "a^M$\nb\rc\r"),
 	    "-E: a CR at a call's end waits for the next byte, or the end");
-	ok(pieces(SL_CAT_SHOW_ENDS | SL_CAT_SHOW_TABS, d, 4, "a\r^M$\n"),
+	ok(pieces(SPATE_CAT_SHOW_ENDS | SPATE_CAT_SHOW_TABS, d, 4, "a\r^M$\n"),
 	    "-ET: CR CR LF over three calls");
-	ok(pieces(SL_CAT_SHOW_ENDS, e, 4, "a^M$\n\r"),
+	ok(pieces(SPATE_CAT_SHOW_ENDS, e, 4, "a^M$\n\r"),
 	    "-E: an empty buffer holds the CR on, fmt_finish ends it");
 }
 
@@ -494,7 +494,7 @@ TEST(number_width)
 	if (in == NULL || out == NULL)
 		die("malloc");
 	memset(in, '\n', lines);
-	fmt_init(&f, SL_CAT_NUMBER);
+	fmt_init(&f, SPATE_CAT_NUMBER);
 	n = fmt_run(&f, in, lines, out);
 	out[n] = '\0';
 	for (p = out, i = 1; i <= lines && good; i++) {
@@ -517,8 +517,8 @@ TEST(number_width)
 static void
 number_carries(void)
 {
-	static const unsigned fls[] = { SL_CAT_NUMBER, SL_CAT_NUMBER_NONBLANK,
-	    SL_CAT_NUMBER_NONBLANK | SL_CAT_SQUEEZE };
+	static const unsigned fls[] = { SPATE_CAT_NUMBER, SPATE_CAT_NUMBER_NONBLANK,
+	    SPATE_CAT_NUMBER_NONBLANK | SPATE_CAT_SQUEEZE };
 	size_t n = 0, i, j, cuts[2] = { 70000, 700001 };
 	unsigned char *t = malloc(300000 * 6);
 
@@ -548,7 +548,7 @@ TEST(number_overflow)
 	size_t n;
 	const char *want = ">00000000000000000\tx\n>00000000000000001\ty\n";
 
-	fmt_init(&f, SL_CAT_NUMBER);
+	fmt_init(&f, SPATE_CAT_NUMBER);
 	memset(f.num, '9', 18);
 	f.first = 0;
 	f.print = 0;
@@ -562,8 +562,8 @@ static void
 room(void)
 {
 	static const char *const texts[] = { "\n", "\377", "\377\n", "\t\n\r" };
-	unsigned fl = SL_CAT_NUMBER | SL_CAT_SHOW_ENDS |
-	    SL_CAT_SHOW_NONPRINTING | SL_CAT_SHOW_TABS;
+	unsigned fl = SPATE_CAT_NUMBER | SPATE_CAT_SHOW_ENDS |
+	    SPATE_CAT_SHOW_NONPRINTING | SPATE_CAT_SHOW_TABS;
 	unsigned char t[3000];
 	size_t i, j, n = sizeof t, cut;
 
@@ -600,8 +600,8 @@ TEST(room_wide_numbers)
 
 		for (j = 0; j < n; j++)
 			in[j] = texts[i][j % k];
-		fmt_init(&f, SL_CAT_NUMBER | SL_CAT_SHOW_ENDS |
-		    SL_CAT_SHOW_NONPRINTING);
+		fmt_init(&f, SPATE_CAT_NUMBER | SPATE_CAT_SHOW_ENDS |
+		    SPATE_CAT_SHOW_NONPRINTING);
 		memset(f.num, '9', 18);
 		f.first = 0;
 		f.print = 0;
@@ -626,7 +626,7 @@ TEST(level_decided_late)
 
 	memset(text, 'a', 4096);
 	text[4095] = '\n';
-	fmt_init(&f, SL_CAT_NUMBER);
+	fmt_init(&f, SPATE_CAT_NUMBER);
 	fmt_run(&f, "x\n", 2, out);
 	before = f.level_set;
 	fmt_run(&f, text, 4096, out);

@@ -413,9 +413,9 @@ TEST(wait_either_input)
 		_exit(write(in[1], "i", 1) == 1 ? 0 : 1);
 	}
 	r = wait_either(in[0], out[1], &side);
-	ok(r == 0 && side == SL_INPUT && read(in[0], &c, 1) == 1 && c == 'i' &&
+	ok(r == 0 && side == SPATE_INPUT && read(in[0], &c, 1) == 1 && c == 'i' &&
 	    exited_ok(pid),
-	    "wait_either: nothing to read: waits on the input, says SL_INPUT");
+	    "wait_either: nothing to read: waits on the input, says SPATE_INPUT");
 	close_pair(in);
 	close_pair(out);
 }
@@ -437,10 +437,10 @@ TEST(wait_either_output)
 		_exit(read(out[0], buf, sizeof buf) > 0 ? 0 : 1);
 	}
 	r = wait_either(in[0], out[1], &side);
-	ok(r == 0 && side == SL_OUTPUT && write(out[1], "x", 1) == 1 &&
+	ok(r == 0 && side == SPATE_OUTPUT && write(out[1], "x", 1) == 1 &&
 	    exited_ok(pid),
 	    "wait_either: input ready, output full: waits on the output, "
-	    "says SL_OUTPUT");
+	    "says SPATE_OUTPUT");
 	close_pair(in);
 	close_pair(out);
 }

@@ -2,9 +2,9 @@
  * Unit tests of the fan-out with a lag (lib/lag.c, lib/lagout.c): each
  * output on a thread of its own, pipes, a regular file and a socket
  * among them.  Every byte an output is given is the input's, in order:
- * all of it (SL_SLOW_WAIT), a prefix (SL_SLOW_CLOSE), or the input less
+ * all of it (SPATE_SLOW_WAIT), a prefix (SPATE_SLOW_CLOSE), or the input less
  * whole chunks, as many bytes as the engine says it missed
- * (SL_SLOW_DROP); an output closed or dropping never holds the others.
+ * (SPATE_SLOW_DROP); an output closed or dropping never holds the others.
  * Its stops, failures and limits: test_lag_ends.c.  ThreadSanitizer
  * runs these (`make check-tsan`).
  */
@@ -16,13 +16,13 @@
 #include <stdint.h>
 
 /*
- * SL_SLOW_WAIT with a lag: a pipe, a socket and a regular file, fed by
+ * SPATE_SLOW_WAIT with a lag: a pipe, a socket and a regular file, fed by
  * a pipe in odd pieces, all get every byte; progress goes forward to
  * the whole input, on the caller's thread.
  */
 TEST(wait_every_kind)
 {
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct seen s = { 0 };
 	int in, r;
 
@@ -34,7 +34,7 @@ TEST(wait_every_kind)
 	o[0].fd = sink("p0");
 	o[1].fd = sink_kind("s1", 1);
 	o[2].fd = file("f2", NULL, 0);
-	r = run(in, o, 3, 256 << 10, SL_SLOW_WAIT, &s);
+	r = run(in, o, 3, 256 << 10, SPATE_SLOW_WAIT, &s);
 	close_outs(o, 3);
 	close(in);
 	reap();
@@ -47,14 +47,14 @@ TEST(wait_every_kind)
 }
 
 /*
- * SL_SLOW_CLOSE: a pipe whose reader never reads is closed, told once,
+ * SPATE_SLOW_CLOSE: a pipe whose reader never reads is closed, told once,
  * its fd -1; the file beside it gets every byte; and the pipe, read once
  * the copy is over, holds a prefix of the input, then its end (the
  * thread left in write(2) closes it once that write returns).
  */
 TEST(close_stalled)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct seen s = { 0 };
 	unsigned char *got;
 	int in, p[2], r;
@@ -66,7 +66,7 @@ TEST(close_stalled)
 	xpipe(p);
 	o[0].fd = file("f0", NULL, 0);
 	o[1].fd = p[1];
-	r = run(in, o, 2, 128 << 10, SL_SLOW_CLOSE, &s);
+	r = run(in, o, 2, 128 << 10, SPATE_SLOW_CLOSE, &s);
 	ok(r == 0 && s.closed[1] == 1 && s.closed[0] == 0 && o[1].fd == -1 &&
 	    s.log.calls == 0 && !s.elsewhere && holds("f0", NULL),
 	    "close: the stalled pipe closed and told, the file has it all");
@@ -117,7 +117,7 @@ slurp(const char *path, size_t *len)
 }
 
 /*
- * SL_SLOW_DROP with a reader that trickles: the pipe gets the input less
+ * SPATE_SLOW_DROP with a reader that trickles: the pipe gets the input less
  * whole chunks, in order, and what it missed is told at the end.  So
  * does the file: the pipe, read all along, may be the fastest while the
  * file's thread waits for a CPU (drop_stalled has a file that is the
@@ -125,7 +125,7 @@ slurp(const char *path, size_t *len)
  */
 TEST(drop_slow)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct seen s = { 0 };
 	struct trickle t = { 0 };
 	unsigned char *f0;
@@ -142,7 +142,7 @@ TEST(drop_slow)
 		bail_out("pthread_create");
 	o[0].fd = file("f0", NULL, 0);
 	o[1].fd = p[1];
-	r = run(in, o, 2, 256 << 10, SL_SLOW_DROP, &s);
+	r = run(in, o, 2, 256 << 10, SPATE_SLOW_DROP, &s);
 	close_outs(o, 2);
 	pthread_join(t.tid, NULL);
 	f0 = slurp("f0", &len);
@@ -159,10 +159,10 @@ TEST(drop_slow)
 	watchdog(0);
 }
 
-/* sl_fanout_with on a thread of its own (drop_stalled). */
+/* spate_fanout_with on a thread of its own (drop_stalled). */
 struct copy {
 	int in;
-	struct sl_out *o;
+	struct spate_out *o;
 	struct seen *s;
 	int r;
 };
@@ -172,12 +172,12 @@ copy_thread(void *arg)
 {
 	struct copy *c = arg;
 
-	c->r = run(c->in, c->o, 2, 128 << 10, SL_SLOW_DROP, c->s);
+	c->r = run(c->in, c->o, 2, 128 << 10, SPATE_SLOW_DROP, c->s);
 	return NULL;
 }
 
 /*
- * SL_SLOW_DROP with a reader that reads nothing until the file beside it
+ * SPATE_SLOW_DROP with a reader that reads nothing until the file beside it
  * has the first half of the input, far more than the lag and the pipe's
  * buffer: the pipe, slow, held the file back no longer than it took to
  * be judged so.  Then read while the second half comes, it holds the
@@ -187,7 +187,7 @@ copy_thread(void *arg)
  */
 TEST(drop_stalled)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct seen s = { 0 };
 	struct copy c = { .o = o, .s = &s };
 	struct trickle t = { 0 };
@@ -237,7 +237,7 @@ TEST(drop_stalled)
  */
 TEST(dying_reader)
 {
-	struct sl_out o[2];
+	struct spate_out o[2];
 	struct seen s = { 0 };
 	int in, p[2], r, status;
 	pid_t pid;
@@ -255,7 +255,7 @@ TEST(dying_reader)
 	close(p[0]);
 	o[0].fd = file("f0", NULL, 0);
 	o[1].fd = p[1];
-	r = run(in, o, 2, 1 << 20, SL_SLOW_WAIT, &s);
+	r = run(in, o, 2, 1 << 20, SPATE_SLOW_WAIT, &s);
 	ok(r == 0 && s.log.calls == 1 && s.log.i == 1 &&
 	    s.log.err == EPIPE && !s.log.elsewhere && o[1].fd == -1 &&
 	    holds("f0", NULL),
@@ -271,7 +271,7 @@ TEST(dying_reader)
 		close(p[0]);
 		o[0].fd = xopen("/dev/null", O_WRONLY);
 		o[1].fd = p[1];
-		run(in, o, 2, 1 << 20, SL_SLOW_DROP, &s);
+		run(in, o, 2, 1 << 20, SPATE_SLOW_DROP, &s);
 		_exit(0);
 	}
 	ok(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&

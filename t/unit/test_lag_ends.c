@@ -16,7 +16,7 @@
  */
 TEST(failures_in_order)
 {
-	struct sl_out o[3];
+	struct spate_out o[3];
 	int stop;
 
 	watchdog(120);
@@ -28,7 +28,7 @@ TEST(failures_in_order)
 		o[0].fd = xopen("/dev/null", O_WRONLY);
 		o[1].fd = xopen("/dev/full", O_WRONLY);
 		o[2].fd = xopen("/dev/full", O_WRONLY);
-		r = run(in, o, 3, 64 << 10, SL_SLOW_WAIT, &s);
+		r = run(in, o, 3, 64 << 10, SPATE_SLOW_WAIT, &s);
 		ok(r == 0 && s.log.calls == 2 - stop &&
 		    s.log.order[0] == 1 && (stop || s.log.order[1] == 2) &&
 		    s.log.err == ENOSPC && !s.log.elsewhere,
@@ -67,12 +67,12 @@ fill(int p)
  */
 TEST(stop_lets_go)
 {
-	enum sl_slow slow;
+	enum spate_slow slow;
 
 	watchdog(120);
 	make_data(1 << 20);
-	for (slow = SL_SLOW_WAIT; slow <= SL_SLOW_DROP; slow++) {
-		struct sl_out o[3];
+	for (slow = SPATE_SLOW_WAIT; slow <= SPATE_SLOW_DROP; slow++) {
+		struct spate_out o[3];
 		struct seen s = { .log.stop = 1 };
 		unsigned char *got;
 		int in = feeder(65536), p[2], r;
@@ -171,7 +171,7 @@ empty(const char *name)
  * Short of memory: under an address-space limit a little above what
  * the process holds, raised a page at a time, the threads cannot be
  * had, or some can, or all can and the first chunk cannot, or it can.
- * Whichever: the lag is refused before a read (SL_MEMORY, the files
+ * Whichever: the lag is refused before a read (SPATE_MEMORY, the files
  * empty), or every byte reaches both files; never a copy made silently
  * without the lag asked for.
  */
@@ -189,12 +189,12 @@ TEST(short_of_memory)
 		pid_t pid;
 
 		if ((pid = xfork()) == 0) {
-			struct sl_out o[2];
+			struct spate_out o[2];
 			struct seen s = { 0 };
 			struct rlimit was, tight;
-			enum sl_side side = 0;
-			struct sl_fanout_opts opts = { .lag = 1 << 20,
-			    .slow = SL_SLOW_CLOSE, .slow_fn = on_slow,
+			enum spate_side side = 0;
+			struct spate_fanout_opts opts = { .lag = 1 << 20,
+			    .slow = SPATE_SLOW_CLOSE, .slow_fn = on_slow,
 			    .side = &side };
 			int in = xopen("in", O_RDONLY), r, err;
 
@@ -206,11 +206,11 @@ TEST(short_of_memory)
 			tight.rlim_cur = address_space() + extra;
 			if (setrlimit(RLIMIT_AS, &tight) == -1)
 				_exit(2);
-			r = sl_fanout_with(in, o, 2, &opts, on_fail, &s);
+			r = spate_fanout_with(in, o, 2, &opts, on_fail, &s);
 			err = errno;
 			setrlimit(RLIMIT_AS, &was);
 			if (r == -1)
-				_exit(side == SL_MEMORY && (err == ENOMEM ||
+				_exit(side == SPATE_MEMORY && (err == ENOMEM ||
 				    err == EAGAIN) && s.log.calls == 0 &&
 				    empty("f0") && empty("f1") ? 0 : 1);
 			_exit(r == 0 && s.log.calls == 0 && holds("f0", NULL) &&

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the fan-out's lanes (lib/lanes.c): files copied on
- * threads of their own by sl_fanout_parallel get every byte; a failure on
+ * threads of their own by spate_fanout_parallel get every byte; a failure on
  * a lane is told once, on the caller's thread, in GNU's order among the
  * others.
  */
@@ -10,14 +10,14 @@
 
 /*
  * A stream big enough for threads into files and /dev/null, or a socket,
- * by sl_fanout_parallel: every output gets every byte (ThreadSanitizer
+ * by spate_fanout_parallel: every output gets every byte (ThreadSanitizer
  * watches the lanes here, see `make check-tsan`).  Beside a socket,
  * whose buffer keeps every chunk small, each lane holds many chunks at
  * once (lanes.c, "The window").
  */
 TEST(parallel_files)
 {
-	struct sl_out o[4];
+	struct spate_out o[4];
 	int in, r, sock;
 
 	unsetenv("SPATE_ZEROCOPY");
@@ -31,7 +31,7 @@ TEST(parallel_files)
 		o[1].fd = file("f1", NULL, 0);
 		o[2].fd = file("f2", NULL, 0);
 		o[3].fd = file("f3", NULL, 0);
-		r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+		r = spate_fanout_parallel(in, o, 4, on_fail, &l);
 		close_outs(o, 4);
 		close(in);
 		reap();
@@ -70,7 +70,7 @@ on_fail_block(void *ctx, size_t i, int err)
 TEST(parallel_failure)
 {
 	struct rlimit old, lim;
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct log l = { 0 };
 	struct stat st;
 	sigset_t now, none;
@@ -91,7 +91,7 @@ TEST(parallel_failure)
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	pthread_sigmask(SIG_SETMASK, &none, NULL);
-	r = sl_fanout_parallel(in, o, 3, on_fail_block, &l);
+	r = spate_fanout_parallel(in, o, 3, on_fail_block, &l);
 	pthread_sigmask(SIG_SETMASK, NULL, &now);
 	pthread_sigmask(SIG_SETMASK, &none, NULL);
 	setrlimit(RLIMIT_FSIZE, &old);
@@ -142,7 +142,7 @@ TEST(parallel_told_in_order)
 	    AT + 100 };
 	static const char *const names[4] = { NULL, "f1", "f2", "f3" };
 	struct rlimit old, lim;
-	struct sl_out o[4];
+	struct spate_out o[4];
 	struct log l = { 0 };
 	int in, r, exact = 1;
 	size_t i;
@@ -162,7 +162,7 @@ TEST(parallel_told_in_order)
 	    setrlimit(RLIMIT_FSIZE, &lim) == -1))
 		bail_out("a size limit: %s", strerror(errno));
 	signal(SIGXFSZ, SIG_IGN);
-	r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+	r = spate_fanout_parallel(in, o, 4, on_fail, &l);
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
 	close_outs(o, 4);

@@ -61,7 +61,7 @@ allowed(enum out_st from, enum out_st to)
 
 /* A fan-out of N outputs, each in state S[i], its counts to match. */
 static void
-make_fan(struct fan *f, struct sl_out *outs, size_t n, const enum out_st *s)
+make_fan(struct fan *f, struct spate_out *outs, size_t n, const enum out_st *s)
 {
 	size_t i;
 
@@ -104,7 +104,7 @@ in_child(int (*body)(int, int), int a, int b, int *status)
 static int
 move(int from, int to)
 {
-	struct sl_out o[1];
+	struct spate_out o[1];
 	struct fan f;
 	enum out_st s = from;
 	size_t live;
@@ -187,7 +187,7 @@ TEST(deliveries)
 		int last = i / 24 % 2;
 		size_t off = i / 48;
 		struct end e = { .kind = k };
-		struct sl_out o[1];
+		struct spate_out o[1];
 		struct fan f;
 		enum delivery got, want = way(s, k, at, last, off);
 
@@ -255,7 +255,7 @@ make_change(struct fan *f, enum change c)
 	case FAILED_IN_READ:
 	case FAILED_READ_PAST:
 	case FAILED_TOLD:
-		f->flags = SL_FANOUT_THREADS;	/* told later, not at once */
+		f->flags = SPATE_FANOUT_THREADS;	/* told later, not at once */
 		out_failed(f, 1, EIO);
 		if (c != FAILED_IN_READ)
 			f->pos = 3 * GNU_CHUNK;
@@ -292,7 +292,7 @@ static int
 check_changed(int c, int unused)
 {
 	static const enum out_st s[3] = { OUT_WRITE, OUT_ZC, OUT_GONE };
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct fan f;
 	size_t i;
 
@@ -345,7 +345,7 @@ tell(void *ctx, size_t i, int err)
 
 /* Four outputs FAILED at AT[i] bytes of the stream with ERR 10 + i. */
 static void
-failing_four(struct fan *f, struct sl_out *o, struct told *t,
+failing_four(struct fan *f, struct spate_out *o, struct told *t,
     const off_t *at)
 {
 	static const enum out_st s[4] = { OUT_FAILED, OUT_FAILED,
@@ -371,7 +371,7 @@ failing_four(struct fan *f, struct sl_out *o, struct told *t,
 TEST(told_in_gnu_order)
 {
 	static const off_t at[4] = { 16384 + 5, 8192 + 100, 16384 + 1, 100 };
-	struct sl_out o[4];
+	struct spate_out o[4];
 	struct fan f;
 	struct told t = { .n = 0 }, u = { .n = 0 }, v = { .stop_at = 2 };
 	size_t i, gone;

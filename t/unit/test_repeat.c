@@ -1,4 +1,4 @@
-/* Unit tests of sl_repeat, the engine of yes: whatever the line and
+/* Unit tests of spate_repeat, the engine of yes: whatever the line and
  * however much is read, the stream is an exact repetition of the line. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #define MiB	(1UL << 20)
 
-/* How the child that runs sl_repeat is set up. */
+/* How the child that runs spate_repeat is set up. */
 enum {
 	RW = 1,		/* SPATE_ZEROCOPY=0 */
 	IGNPIPE = 2,	/* SIGPIPE ignored */
@@ -38,9 +38,9 @@ mkline(size_t len)
 }
 
 /*
- * Fork a child that runs sl_repeat(FD, LINE, LEN) as FLAGS say, after
+ * Fork a child that runs spate_repeat(FD, LINE, LEN) as FLAGS say, after
  * closing CLOSEFD (-1 for none).  The child exits with the errno of the
- * failure, or 255 if sl_repeat returned otherwise; alarm(2) ends a hang.
+ * failure, or 255 if spate_repeat returned otherwise; alarm(2) ends a hang.
  */
 static pid_t
 spawn(int fd, int closefd, const char *line, size_t len, int flags)
@@ -60,7 +60,7 @@ spawn(int fd, int closefd, const char *line, size_t len, int flags)
 	if (flags & NONBLOCK)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	alarm(30);
-	r = sl_repeat(fd, line, len);
+	r = spate_repeat(fd, line, len);
 	_exit(r == -1 ? errno : 255);
 }
 
@@ -100,7 +100,7 @@ read_exact(int fd, const char *line, size_t len, size_t n, size_t chunk)
 }
 
 /*
- * Run sl_repeat into a pipe as FLAGS say, read the first N bytes after
+ * Run spate_repeat into a pipe as FLAGS say, read the first N bytes after
  * DELAY_MS, then close the pipe.  Return 1 if the bytes were exact and
  * the child then died of SIGPIPE (or, with IGNPIPE, failed with EPIPE).
  */
@@ -251,7 +251,7 @@ TEST(socket)
 }
 
 /*
- * Run sl_repeat into a regular file limited to LIMIT bytes, with
+ * Run spate_repeat into a regular file limited to LIMIT bytes, with
  * SIGXFSZ ignored so that the write past it fails with EFBIG.  Return 1
  * if it did, and the file holds exactly LIMIT bytes of the stream.
  */
@@ -304,7 +304,7 @@ TEST(len0)
 
 	xpipe(p);
 	errno = 0;
-	r = sl_repeat(p[1], "y\n", 0);
+	r = spate_repeat(p[1], "y\n", 0);
 	e = errno;
 	ok(r == -1 && e == EINVAL, "len 0: -1 EINVAL");
 	close(p[0]);
@@ -319,7 +319,7 @@ TEST(badfd)
 	close(p[0]);
 	close(p[1]);
 	errno = 0;
-	r = sl_repeat(p[1], "y\n", 2);
+	r = spate_repeat(p[1], "y\n", 2);
 	e = errno;
 	ok(r == -1 && e == EBADF, "a closed fd: -1 EBADF");
 }
@@ -333,7 +333,7 @@ TEST(devfull)
 		return;
 	}
 	errno = 0;
-	r = sl_repeat(fd, "y\n", 2);
+	r = spate_repeat(fd, "y\n", 2);
 	e = errno;
 	ok(r == -1 && e == ENOSPC, "/dev/full: -1 ENOSPC");
 	close(fd);

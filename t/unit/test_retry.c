@@ -289,10 +289,10 @@ TEST(wait_fails)
 	b = io_move(&w);
 	eb = errno;
 	fail_waits(0);
-	ok(a == -1 && ea == ENOMEM && r.waiting == 1 && r.side == SL_INPUT,
-	    "io_move read: a failed wait gives -1, poll's errno, SL_INPUT");
-	ok(b == -1 && eb == ENOMEM && w.waiting == 1 && w.side == SL_OUTPUT,
-	    "io_move write: a failed wait gives -1, poll's errno, SL_OUTPUT");
+	ok(a == -1 && ea == ENOMEM && r.waiting == 1 && r.side == SPATE_INPUT,
+	    "io_move read: a failed wait gives -1, poll's errno, SPATE_INPUT");
+	ok(b == -1 && eb == ENOMEM && w.waiting == 1 && w.side == SPATE_OUTPUT,
+	    "io_move write: a failed wait gives -1, poll's errno, SPATE_OUTPUT");
 	close_pair(in);
 	close_pair(out);
 }
@@ -320,10 +320,10 @@ TEST(call_fails)
 	w.len = 0;
 	z = io_move(&w);
 	signal(SIGPIPE, SIG_DFL);
-	ok(a == -1 && ea == EISDIR && r.waiting == 0 && r.side == SL_INPUT,
-	    "io_move read of a directory: -1 EISDIR, SL_INPUT");
-	ok(b == -1 && eb == EPIPE && w.waiting == 0 && w.side == SL_OUTPUT,
-	    "io_move write, no reader: -1 EPIPE, SL_OUTPUT");
+	ok(a == -1 && ea == EISDIR && r.waiting == 0 && r.side == SPATE_INPUT,
+	    "io_move read of a directory: -1 EISDIR, SPATE_INPUT");
+	ok(b == -1 && eb == EPIPE && w.waiting == 0 && w.side == SPATE_OUTPUT,
+	    "io_move write, no reader: -1 EPIPE, SPATE_OUTPUT");
 	ok(z == 0, "io_move write of 0 bytes: 0");
 	close(p[1]);
 	close(dir);
@@ -373,7 +373,7 @@ TEST(short_writes)
 	close_pair(p);
 }
 
-/* io_move_all from an input that ends early: EIO, SL_INPUT. */
+/* io_move_all from an input that ends early: EIO, SPATE_INPUT. */
 TEST(all_ends_early)
 {
 	char buf[10];
@@ -383,8 +383,8 @@ TEST(all_ends_early)
 
 	r = io_move_all(&c);
 	e = errno;
-	ok(r == -1 && e == EIO && c.side == SL_INPUT && c.len == 5,
-	    "io_move_all read: an end before LEN gives -1 EIO, SL_INPUT");
+	ok(r == -1 && e == EIO && c.side == SPATE_INPUT && c.len == 5,
+	    "io_move_all read: an end before LEN gives -1 EIO, SPATE_INPUT");
 	close(c.in);
 }
 
@@ -413,21 +413,21 @@ TEST(splice_sides)
 	nd = xfer_pipe(&c, in[0], full[1], 4096, 1, NULL);
 	side_out = c.waiting ? c.side : 0;
 	fail_waits(0);
-	ok(na == -1 && a.waiting == 1 && a.side == SL_INPUT,
-	    "io_move splice, input empty, the wait fails: SL_INPUT");
-	ok(nb == -1 && b.waiting == 1 && b.side == SL_OUTPUT,
-	    "io_move splice, output full, the wait fails: SL_OUTPUT");
-	ok(nc == -1 && side_in == SL_INPUT && nd == -1 &&
-	    side_out == SL_OUTPUT,
+	ok(na == -1 && a.waiting == 1 && a.side == SPATE_INPUT,
+	    "io_move splice, input empty, the wait fails: SPATE_INPUT");
+	ok(nb == -1 && b.waiting == 1 && b.side == SPATE_OUTPUT,
+	    "io_move splice, output full, the wait fails: SPATE_OUTPUT");
+	ok(nc == -1 && side_in == SPATE_INPUT && nd == -1 &&
+	    side_out == SPATE_OUTPUT,
 	    "xfer_pipe (splice, tee): the side a failed wait was on");
 	peek_fails = 1;
 	fail_waits(1);
 	nb = io_move(&b);
 	fail_waits(0);
 	peek_fails = 0;
-	ok(nb == -1 && b.waiting == 1 && b.side == SL_INPUT,
+	ok(nb == -1 && b.waiting == 1 && b.side == SPATE_INPUT,
 	    "io_move splice, output full, the look at the input fails: "
-	    "SL_INPUT");
+	    "SPATE_INPUT");
 	close_pair(in);
 	close_pair(out);
 	close_pair(full);
@@ -476,13 +476,13 @@ TEST(link_wait_fails)
 	a = link_step(&l, 4096);
 	b = link_step(&v, 4096);
 	fail_waits(0);
-	ok(l.fast == PATH_SPLICE && a == -1 && l.side == SL_INPUT &&
+	ok(l.fast == PATH_SPLICE && a == -1 && l.side == SPATE_INPUT &&
 	    l.path == PATH_SPLICE,
-	    "link_step by splice, the wait fails: -1, SL_INPUT, no fallback");
-	ok(v.fast == PATH_VIA_PIPE && b == -1 && v.side == SL_OUTPUT &&
+	    "link_step by splice, the wait fails: -1, SPATE_INPUT, no fallback");
+	ok(v.fast == PATH_VIA_PIPE && b == -1 && v.side == SPATE_OUTPUT &&
 	    v.path == PATH_VIA_PIPE,
 	    "link_step through the private pipe, the wait fails: -1, "
-	    "SL_OUTPUT, no fallback");
+	    "SPATE_OUTPUT, no fallback");
 	link_free(&l);
 	link_free(&v);
 	close_pair(in);

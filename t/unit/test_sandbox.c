@@ -192,24 +192,24 @@ copies(void)
 {
 	char *data = pattern(0, LEN);
 	int in = xtmpfile_with(data, LEN), out[3], i;
-	struct sl_out outs[3];
-	enum sl_side side;
-	struct sl_cat *c;
+	struct spate_out outs[3];
+	enum spate_side side;
+	struct spate_cat *c;
 
 	for (i = 0; i < 3; i++)
 		outs[i].fd = out[i] = xtmpfile();
-	must((c = sl_cat_open(out[0], 0)) != NULL &&
-	    sl_cat_add(c, in, &side) == 0 && sl_cat_close(c) == 0 &&
+	must((c = spate_cat_open(out[0], 0)) != NULL &&
+	    spate_cat_add(c, in, &side) == 0 && spate_cat_close(c) == 0 &&
 	    file_holds(out[0], data, LEN), "cat: not whole");
 	must(lseek(in, 0, SEEK_SET) == 0 &&
-	    (c = sl_cat_open(out[1], SL_CAT_SQUEEZE)) != NULL &&
-	    sl_cat_add(c, in, &side) == 0 && sl_cat_close(c) == 0 &&
+	    (c = spate_cat_open(out[1], SPATE_CAT_SQUEEZE)) != NULL &&
+	    spate_cat_add(c, in, &side) == 0 && spate_cat_close(c) == 0 &&
 	    file_holds(out[1], data, LEN), "cat -s: not whole");
 	for (i = 0; i < 3; i++)
 		must(ftruncate(out[i], 0) == 0 &&
 		    lseek(out[i], 0, SEEK_SET) == 0, "ftruncate");
 	must(lseek(in, 0, SEEK_SET) == 0 &&
-	    sl_fanout_parallel(in, outs, 3, NULL, NULL) == 0 &&
+	    spate_fanout_parallel(in, outs, 3, NULL, NULL) == 0 &&
 	    file_holds(out[0], data, LEN) && file_holds(out[1], data, LEN) &&
 	    file_holds(out[2], data, LEN), "tee: not whole");
 }
@@ -218,7 +218,7 @@ copies(void)
  * In a child: under FILTERED (a harmless filter, or none), with the
  * caller's fork handlers holding a lock, SIGCHLD ignored or reaped,
  * RESIDENT bytes of memory touched, and SPATE_SECCOMP set to TRUST
- * (NULL: unset): copies() whole, no fork, no child, and sl_gnu_calls
+ * (NULL: unset): copies() whole, no fork, no child, and spate_gnu_calls
  * as GNU_CALLS says.  Exit 0 if all held.
  */
 static void
@@ -240,7 +240,7 @@ as_caller(int filtered, int ignore, size_t resident, const char *trust,
 		must(mem != MAP_FAILED, "mmap");
 		memset(mem, 1, resident);
 	}
-	must(sl_gnu_calls() == gnu_calls, "sl_gnu_calls");
+	must(spate_gnu_calls() == gnu_calls, "spate_gnu_calls");
 	pthread_mutex_lock(&held);
 	copies();
 	pthread_mutex_unlock(&held);
@@ -352,10 +352,10 @@ TEST(zerocopy_kept)
 static void
 filter_later(void)
 {
-	must(sl_gnu_calls() == 0, "a filter before one was installed");
+	must(spate_gnu_calls() == 0, "a filter before one was installed");
 	copies();
 	must(harmless() == 0, "no filter");
-	must(sl_gnu_calls() == 1, "the filter installed is not seen");
+	must(spate_gnu_calls() == 1, "the filter installed is not seen");
 	copies();
 	_exit(0);
 }
@@ -379,19 +379,19 @@ TEST(filter_installed_later)
 }
 
 /* In a child under a harmless filter: a lag is refused before a byte is
- * read, with EPERM and SL_PRIVATE; exit 0 if so. */
+ * read, with EPERM and SPATE_PRIVATE; exit 0 if so. */
 static void
 lag_refused(void)
 {
 	char *data = pattern(0, LEN);
 	int in = xtmpfile_with(data, LEN);
-	struct sl_out outs[2] = { { .fd = xtmpfile() }, { .fd = xtmpfile() } };
-	enum sl_side side = 0;
-	struct sl_fanout_opts o = { .lag = 1 << 20, .side = &side };
+	struct spate_out outs[2] = { { .fd = xtmpfile() }, { .fd = xtmpfile() } };
+	enum spate_side side = 0;
+	struct spate_fanout_opts o = { .lag = 1 << 20, .side = &side };
 
 	must(harmless() == 0, "no filter");
-	must(sl_fanout_with(in, outs, 2, &o, NULL, NULL) == -1 &&
-	    errno == EPERM && side == SL_PRIVATE, "the lag not refused");
+	must(spate_fanout_with(in, outs, 2, &o, NULL, NULL) == -1 &&
+	    errno == EPERM && side == SPATE_PRIVATE, "the lag not refused");
 	must(lseek(in, 0, SEEK_CUR) == 0 &&
 	    lseek(outs[0].fd, 0, SEEK_END) == 0, "bytes moved");
 	_exit(0);
@@ -407,8 +407,8 @@ TEST(lag_refused_under_a_filter)
 	}
 	if ((pid = xfork()) == 0)
 		lag_refused();
-	ok(exited_ok(pid), "sl_fanout_with with a lag under a filter: -1, "
-	    "EPERM, SL_PRIVATE, nothing read or written");
+	ok(exited_ok(pid), "spate_fanout_with with a lag under a filter: -1, "
+	    "EPERM, SPATE_PRIVATE, nothing read or written");
 }
 
 /* In a child under systemd's ~@process: copies() whole (no thread). */

@@ -23,7 +23,7 @@ TEST(parallel_dying_in_stall)
 {
 	enum { READ = 1000 * 8192, LIMIT = 70 << 20 };
 	off_t fail_at = READ + 100, want = READ + 8192;
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct rlimit lim;
 	pid_t reader, teer;
 	int in, p[2], go[2], cap, rstatus, tstatus;
@@ -53,7 +53,7 @@ TEST(parallel_dying_in_stall)
 		    (lim.rlim_cur = LIMIT, setrlimit(RLIMIT_FSIZE, &lim) == -1))
 			_exit(3);
 		signal(SIGXFSZ, SIG_DFL);
-		sl_fanout_parallel(in, o, 3, on_fail, &(struct log){ 0 });
+		spate_fanout_parallel(in, o, 3, on_fail, &(struct log){ 0 });
 		_exit(4);
 	}
 	close(p[0]);
@@ -89,7 +89,7 @@ on_signal(int sig)
 TEST(parallel_handlers)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct sl_out o[4];
+	struct spate_out o[4];
 	struct log l = { 0 };
 	pid_t pinger, me = getpid();
 	int in, r;
@@ -112,7 +112,7 @@ TEST(parallel_handlers)
 	o[1].fd = file("f1", NULL, 0);
 	o[2].fd = file("f2", NULL, 0);
 	o[3].fd = file("f3", NULL, 0);
-	r = sl_fanout_parallel(in, o, 4, on_fail, &l);
+	r = spate_fanout_parallel(in, o, 4, on_fail, &l);
 	kill(pinger, SIGKILL);
 	waitpid(pinger, NULL, 0);
 	close_outs(o, 4);

@@ -23,7 +23,7 @@ TEST(parallel_stop_in_stall)
 {
 	enum { FAIL_AT = 30 << 20, SEEK = 40 << 20 };
 	struct rlimit old, lim;
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct log l = { .stop = 1 };
 	pid_t reader;
 	int in, p[2], go[2], r, status, cap;
@@ -49,7 +49,7 @@ TEST(parallel_stop_in_stall)
 	    setrlimit(RLIMIT_FSIZE, &lim) == -1))
 		bail_out("a size limit: %s", strerror(errno));
 	signal(SIGXFSZ, SIG_IGN);
-	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
+	r = spate_fanout_parallel(in, o, 3, on_fail, &l);
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
 	close_outs(o, 3);
@@ -130,7 +130,7 @@ TEST(stall_interrupted)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct itimerval tick = { { 0, 10000 }, { 0, 10000 } }, off = { 0 };
-	struct sl_out o[3];
+	struct spate_out o[3];
 	struct log l = { 0 };
 	pid_t reader, me = getpid();
 	int in, p[2], status, r, before, pipes;
@@ -171,7 +171,7 @@ TEST(stall_interrupted)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &tick, NULL);
-	r = sl_fanout_parallel(in, o, 3, on_fail, &l);
+	r = spate_fanout_parallel(in, o, 3, on_fail, &l);
 	setitimer(ITIMER_REAL, &off, NULL);
 	/* Not SIG_DFL: a tick sent before the timer stopped may still be
 	 * on its way (valgrind delivers signals late), and would kill. */

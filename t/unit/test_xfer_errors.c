@@ -59,26 +59,26 @@ TEST(devfull)
 		return;
 	}
 	zerocopy_env(NULL);
-	ok(fails(in, out, 0, ENOSPC, SL_OUTPUT, &path),
-	    "file -> /dev/full on probation: ENOSPC, SL_OUTPUT");
+	ok(fails(in, out, 0, ENOSPC, SPATE_OUTPUT, &path),
+	    "file -> /dev/full on probation: ENOSPC, SPATE_OUTPUT");
 
 	/* splice(2) into /dev/full is refused (EINVAL since 5.10): the
 	 * fallback must report write(2)'s ENOSPC. */
 	xpipe(p);
 	xwrite(p[1], data, 65536);
 	close(p[1]);
-	good = fails(p[0], out, 1, ENOSPC, SL_OUTPUT, &path);
+	good = fails(p[0], out, 1, ENOSPC, SPATE_OUTPUT, &path);
 	ok(good && path == PATH_RW,
 	    "pipe -> /dev/full, zero-copy refused: falls back, ENOSPC, "
-	    "SL_OUTPUT");
+	    "SPATE_OUTPUT");
 	close(p[0]);
 
 	if (lseek(in, 0, SEEK_SET) == -1)
 		bail_out("lseek: %s", strerror(errno));
-	good = fails(in, out, 1, ENOSPC, SL_OUTPUT, &path);
+	good = fails(in, out, 1, ENOSPC, SPATE_OUTPUT, &path);
 	ok(good && path == PATH_RW,
 	    "file -> /dev/full through the private pipe, refused: falls "
-	    "back, ENOSPC, SL_OUTPUT");
+	    "back, ENOSPC, SPATE_OUTPUT");
 	close(in);
 	close(out);
 	free(data);
@@ -149,14 +149,14 @@ TEST(epipe)
 	zerocopy_env(NULL);
 	xpipe(p);
 	close(p[0]);
-	ok(fails(in, p[1], 0, EPIPE, SL_OUTPUT, &path),
+	ok(fails(in, p[1], 0, EPIPE, SPATE_OUTPUT, &path),
 	    "a pipe whose reader left, SIGPIPE ignored, on probation: EPIPE, "
-	    "SL_OUTPUT");
+	    "SPATE_OUTPUT");
 	if (lseek(in, 0, SEEK_SET) == -1)
 		bail_out("lseek: %s", strerror(errno));
-	good = fails(in, p[1], 1, EPIPE, SL_OUTPUT, &path);
+	good = fails(in, p[1], 1, EPIPE, SPATE_OUTPUT, &path);
 	ok(good && path == FAST(PATH_SPLICE),
-	    "the same by splice: EPIPE, SL_OUTPUT, no fallback (not a "
+	    "the same by splice: EPIPE, SPATE_OUTPUT, no fallback (not a "
 	    "refusal)");
 	close(p[1]);
 	close(in);
@@ -193,10 +193,10 @@ TEST(epipe_midway)
 	errno = 0;
 	moved = run(&l, &used);
 	e = errno;
-	ok(moved == -1 && e == EPIPE && l.side == SL_OUTPUT &&
+	ok(moved == -1 && e == EPIPE && l.side == SPATE_OUTPUT &&
 	    l.path == FAST(PATH_SPLICE) && used == (RW | ZC(PATH_SPLICE)) &&
 	    exited_ok(pid),
-	    "the reader leaves after 1 MiB: EPIPE, SL_OUTPUT, still on "
+	    "the reader leaves after 1 MiB: EPIPE, SPATE_OUTPUT, still on "
 	    "splice, the bytes it took exact");
 	link_free(&l);
 	close(p[1]);
@@ -212,10 +212,10 @@ TEST(input_dir)
 
 	zerocopy_env(NULL);
 	xpipe(p);
-	ok(fails(in, p[1], 0, EISDIR, SL_INPUT, &path),
-	    "input a directory, on probation: EISDIR, SL_INPUT");
-	ok(fails(in, p[1], 1, EISDIR, SL_INPUT, &path),
-	    "input a directory, by splice: EISDIR, SL_INPUT");
+	ok(fails(in, p[1], 0, EISDIR, SPATE_INPUT, &path),
+	    "input a directory, on probation: EISDIR, SPATE_INPUT");
+	ok(fails(in, p[1], 1, EISDIR, SPATE_INPUT, &path),
+	    "input a directory, by splice: EISDIR, SPATE_INPUT");
 	close_pair(p);
 	close(in);
 }
@@ -232,12 +232,12 @@ TEST(input_closed)
 	if ((in = fcntl(out, F_DUPFD, 200)) == -1)
 		bail_out("F_DUPFD: %s", strerror(errno));
 	close(in);
-	ok(fails(in, p[1], 0, EBADF, SL_INPUT, &path),
-	    "input a closed fd, on probation: EBADF, SL_INPUT");
-	ok(fails(in, p[1], 1, EBADF, SL_INPUT, &path),
-	    "input a closed fd, by splice: EBADF, SL_INPUT");
-	ok(fails(in, out, 1, EBADF, SL_INPUT, &path),
-	    "input a closed fd, through the private pipe: EBADF, SL_INPUT");
+	ok(fails(in, p[1], 0, EBADF, SPATE_INPUT, &path),
+	    "input a closed fd, on probation: EBADF, SPATE_INPUT");
+	ok(fails(in, p[1], 1, EBADF, SPATE_INPUT, &path),
+	    "input a closed fd, by splice: EBADF, SPATE_INPUT");
+	ok(fails(in, out, 1, EBADF, SPATE_INPUT, &path),
+	    "input a closed fd, through the private pipe: EBADF, SPATE_INPUT");
 	close_pair(p);
 	close(out);
 }
@@ -252,14 +252,14 @@ TEST(output_closed)
 	zerocopy_env(NULL);
 	xpipe(out);
 	close(out[1]);
-	ok(fails(in, out[1], 1, EBADF, SL_OUTPUT, &path),
-	    "output a closed fd: EBADF, SL_OUTPUT");
+	ok(fails(in, out[1], 1, EBADF, SPATE_OUTPUT, &path),
+	    "output a closed fd: EBADF, SPATE_OUTPUT");
 	if (lseek(in, 0, SEEK_SET) == -1)
 		bail_out("lseek: %s", strerror(errno));
 	ro = xopen("/dev/null", O_RDONLY);
-	good = fails(in, ro, 1, EBADF, SL_OUTPUT, &path);
+	good = fails(in, ro, 1, EBADF, SPATE_OUTPUT, &path);
 	ok(good && path == PATH_RW,
-	    "output open read-only: read/write, EBADF, SL_OUTPUT");
+	    "output open read-only: read/write, EBADF, SPATE_OUTPUT");
 	close(ro);
 	close(out[0]);
 	close(in);
