@@ -143,7 +143,7 @@ add(struct spate_cat *c, const char *name, struct out *out)
 	} else if (spate_cat_add_stat(c, fd, &st, &side) == -1) {
 		progress_break();
 		if (side == SPATE_MEMORY)
-			errx(1, "memory exhausted");
+			errx(1, "%s", _("memory exhausted"));
 		if (side == SPATE_OUTPUT)
 			err(1, "%s", _("write error"));
 		cmd_warn_name(name, errno);
@@ -185,19 +185,16 @@ progress_total(char **names, int n, unsigned flags)
 	return total;
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * Parse cat's options: return the engine's flags for the text, and set
+ * *PROGRESS if --progress was given.
+ */
+static unsigned
+parse_options(int argc, char *argv[], int *progress)
 {
-	static char dash[] = "-";
-	static char *dflt[] = { dash };
-	char **names = dflt;
 	unsigned flags = 0;
-	int c, n = 1, i, ok = 1, read_stdin = 0, progress = 0;
-	struct out out = { 0 };
-	struct stat st;
-	struct spate_cat *cat;
+	int c;
 
-	cmd_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "benstuvAET", long_options,
 	    NULL)) != -1) {
 		switch (c) {
@@ -233,7 +230,7 @@ main(int argc, char *argv[])
 			flags |= SPATE_CAT_SHOW_TABS;
 			break;
 		case PROGRESS_OPTION:
-			progress = 1;
+			*progress = 1;
 			if (optarg != NULL)
 				progress_expect(optarg);
 			break;
@@ -248,19 +245,29 @@ main(int argc, char *argv[])
 	/* -b overrides -n. */
 	if (flags & SPATE_CAT_NUMBER_NONBLANK)
 		flags &= ~SPATE_CAT_NUMBER;
-	if (optind < argc) {
-		names = argv + optind;
-		n = argc - optind;
-	}
+	return flags;
+}
+
+/*
+ * Open the concatenation into standard output with FLAGS, and describe
+ * the output in OUT for the input-is-output check.  With PROGRESS, the
+ * N inputs NAMES are measured for --progress's total.
+ */
+static struct spate_cat *
+open_output(unsigned flags, int progress, char **names, int n,
+    struct out *out)
+{
+	struct spate_cat *cat;
+	struct stat st;
 
 	if (fstat(STDOUT_FILENO, &st) == -1)
 		err(1, "%s", _("standard output"));
 	if (S_ISREG(st.st_mode)) {
-		out.isreg = 1;
-		out.grows = (flags & ~SPATE_CAT_SQUEEZE) != 0;
-		out.append = -1;
-		out.dev = st.st_dev;
-		out.ino = st.st_ino;
+		out->isreg = 1;
+		out->grows = (flags & ~SPATE_CAT_SQUEEZE) != 0;
+		out->append = -1;
+		out->dev = st.st_dev;
+		out->ino = st.st_ino;
 	}
 	if ((cat = spate_cat_open(STDOUT_FILENO, flags)) == NULL) {
 		if (errno == ENOMEM)
@@ -271,9 +278,22 @@ main(int argc, char *argv[])
 		progress_start(progress_total(names, n, flags));
 		spate_cat_progress(cat, progress_update, NULL);
 	}
+	return cat;
+}
+
+/*
+ * Copy the N inputs NAMES, in order, through CAT to OUT, and close CAT
+ * and standard input if it was read.  Return 1 if every input went
+ * well, 0 after a message; exit at once when the output failed.
+ */
+static int
+copy(struct spate_cat *cat, char **names, int n, struct out *out)
+{
+	int i, ok = 1, read_stdin = 0;
+
 	for (i = 0; i < n; i++) {
 		read_stdin |= strcmp(names[i], "-") == 0;
-		ok &= add(cat, names[i], &out);
+		ok &= add(cat, names[i], out);
 	}
 	if (spate_cat_close(cat) == -1) {
 		progress_break();
@@ -283,5 +303,27 @@ main(int argc, char *argv[])
 		progress_break();
 		err(1, "%s", _("closing standard input"));
 	}
-	return ok ? 0 : 1;
+	return ok;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static char dash[] = "-";
+	static char *dflt[] = { dash };
+	char **names = dflt;
+	int n = 1, progress = 0;
+	struct out out = { 0 };
+	struct spate_cat *cat;
+	unsigned flags;
+
+	cmd_init(argv[0]);
+	flags = parse_options(argc, argv, &progress);
+	if (optind < argc) {
+		names = argv + optind;
+		n = argc - optind;
+	}
+
+	cat = open_output(flags, progress, names, n, &out);
+	return copy(cat, names, n, &out) ? 0 : 1;
 }

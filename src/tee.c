@@ -58,7 +58,7 @@ struct run {
 	enum mode mode;
 	int ok;
 	struct spate_fanout_opts opts;
-	int lag_given, slow_given;	/* --lag, --slow-output given */
+	enum spate_side side;	/* the engine's, when it returns -1 */
 };
 
 _Noreturn static void
@@ -231,15 +231,17 @@ open_out(const char *name, int append)
 	return fd;
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * Parse tee's options into R; return whether -a was given.  Settles
+ * what the options imply together: SIGPIPE ignored in every mode but
+ * the default, --slow-output's lag without --lag, and the refusal of a
+ * lag under a seccomp filter (before a file is opened).
+ */
+static int
+parse_options(int argc, char *argv[], struct run *r)
 {
-	struct run r = { .mode = M_SIGPIPE, .ok = 1 };
-	enum spate_side side = SPATE_INPUT;
-	struct spate_out *outs;
-	int c, append = 0, nfiles, i;
+	int c, append = 0, lag_given = 0, slow_given = 0;
 
-	cmd_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "aip", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -249,20 +251,20 @@ main(int argc, char *argv[])
 			signal(SIGINT, SIG_IGN);
 			break;
 		case 'p':
-			r.mode = optarg ? parse_mode(optarg) : M_WARN_NOPIPE;
+			r->mode = optarg ? parse_mode(optarg) : M_WARN_NOPIPE;
 			break;
 		case OPT_LAG:
-			r.opts.lag = parse_lag(optarg);
-			r.lag_given = 1;
+			r->opts.lag = parse_lag(optarg);
+			lag_given = 1;
 			break;
 		case OPT_SLOW:
-			r.opts.slow = parse_name(optarg, slow_names,
+			r->opts.slow = parse_name(optarg, slow_names,
 			    sizeof slow_names / sizeof *slow_names,
 			    "--slow-output");
-			r.slow_given = 1;
+			slow_given = 1;
 			break;
 		case OPT_PROGRESS:
-			r.opts.progress = progress_update;
+			r->opts.progress = progress_update;
 			if (optarg != NULL)
 				progress_expect(optarg);
 			break;
@@ -274,56 +276,96 @@ main(int argc, char *argv[])
 			cmd_try_help();
 		}
 	}
-	if (r.mode != M_SIGPIPE)
+	if (r->mode != M_SIGPIPE)
 		signal(SIGPIPE, SIG_IGN);
-	if (r.slow_given && !r.lag_given)
-		r.opts.lag = DEFAULT_LAG;
-	r.opts.flags = fanout_flags(r.mode);
-	r.opts.slow_fn = too_slow;
-	r.opts.side = &side;
+	if (slow_given && !lag_given)
+		r->opts.lag = DEFAULT_LAG;
+	r->opts.flags = fanout_flags(r->mode);
+	r->opts.slow_fn = too_slow;
+	r->opts.side = &r->side;
 	/* A lag takes a thread an output, which a seccomp filter may kill
-	 * for: refused there, before a file is opened, unless trusted. */
-	if ((r.lag_given || r.slow_given) && spate_gnu_calls())
+	 * for: refused there, unless trusted. */
+	if ((lag_given || slow_given) && spate_gnu_calls())
 		errx(1, "%s", _("--lag and --slow-output need threads, which "
 		    "a seccomp filter may kill for; SPATE_SECCOMP=trust "
 		    "allows them"));
+	return append;
+}
 
-	nfiles = argc - optind;
-	r.names = argv + optind - 1;
-	r.names[0] = "standard output";
-	if ((outs = calloc(nfiles + 1, sizeof *outs)) == NULL)
+/*
+ * The N outputs: standard output, then each FILE of R's names opened.
+ * A FILE that cannot be opened is told and left out (fd -1), or ends
+ * tee in the exit modes, as GNU's.
+ */
+static struct spate_out *
+open_outputs(struct run *r, int n, int append)
+{
+	struct spate_out *outs;
+	int i;
+
+	if ((outs = calloc(n, sizeof *outs)) == NULL)
 		errx(1, "%s", _("memory exhausted"));
 	outs[0].fd = STDOUT_FILENO;
 	/* "-" is a file like any other, as POSIX asks. */
-	for (i = 1; i <= nfiles; i++) {
-		if ((outs[i].fd = open_out(r.names[i], append)) == -1) {
-			cmd_warn_name(r.names[i], errno);
-			if (exits(r.mode)) {
-				free(outs);
-				return 1;
-			}
-			r.ok = 0;
+	for (i = 1; i < n; i++) {
+		if ((outs[i].fd = open_out(r->names[i], append)) == -1) {
+			cmd_warn_name(r->names[i], errno);
+			if (exits(r->mode))
+				exit(1);
+			r->ok = 0;
 		}
 	}
+	return outs;
+}
 
-	if (r.opts.progress != NULL)
+/* Copy standard input to the N outputs OUTS, telling a failure. */
+static void
+copy(struct run *r, struct spate_out *outs, int n)
+{
+	if (r->opts.progress != NULL)
 		progress_start(progress_file_left(STDIN_FILENO));
-	if (spate_fanout_with(STDIN_FILENO, outs, nfiles + 1, &r.opts, failed,
-	    &r) == -1) {
+	if (spate_fanout_with(STDIN_FILENO, outs, n, &r->opts, failed,
+	    r) == -1) {
 		progress_break();
 		/* The engine's own pipe is no read of the input's; the lag's
 		 * threads or memory refused are no read at all. */
-		warn("%s", side == SPATE_PRIVATE ? _("internal pipe") :
-		    side == SPATE_MEMORY ? _("cannot start the lag") :
+		warn("%s", r->side == SPATE_PRIVATE ? _("internal pipe") :
+		    r->side == SPATE_MEMORY ? _("cannot start the lag") :
 		    _("read error"));
-		r.ok = 0;
+		r->ok = 0;
 	}
-	for (i = 1; i <= nfiles; i++)
+}
+
+/* Close the FILEs among the N outputs OUTS, telling a failure. */
+static void
+close_outputs(struct run *r, struct spate_out *outs, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++)
 		if (outs[i].fd != -1 && close(outs[i].fd) == -1) {
 			progress_break();
-			cmd_warn_name(r.names[i], errno);
-			r.ok = 0;
+			cmd_warn_name(r->names[i], errno);
+			r->ok = 0;
 		}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r = { .mode = M_SIGPIPE, .ok = 1, .side = SPATE_INPUT };
+	struct spate_out *outs;
+	int append, n;
+
+	cmd_init(argv[0]);
+	append = parse_options(argc, argv, &r);
+	n = argc - optind + 1;
+	r.names = argv + optind - 1;
+	r.names[0] = "standard output";
+
+	outs = open_outputs(&r, n, append);
+	copy(&r, outs, n);
+	close_outputs(&r, outs, n);
 	free(outs);
 	if (close(STDIN_FILENO) == -1) {
 		progress_break();

@@ -79,6 +79,17 @@ messages_locale_cases() {
 	'
 }
 
+# The messages no case can reach in a locale (memory exhausted while a
+# catalog cannot be loaded either): each literal a message of cat, tee
+# or yes is made from goes through the catalog, _("...").  spate's own
+# messages, in no GNU catalog, are multicall.c's alone.
+test_expect_success 'every message of cat, tee and yes is looked up in the catalog' '
+	grep -nE "\<(errx?|warnx?)\(([^\"_]|_[^(])*\"[^\"%]*[A-Za-z]" \
+		"$SRC_DIR/src/cat.c" "$SRC_DIR/src/tee.c" \
+		"$SRC_DIR/src/yes.c" >untranslated || :
+	test_must_be_empty untranslated
+'
+
 nls_each messages_cases
 nls_each_locale messages_locale_cases
 
