@@ -36,12 +36,15 @@ FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 # build (check-static) leaves them out (SECCOMP_UNIT=); its refusal.c is
 # the same code.
 SECCOMP_UNIT = t/unit/test_refusal.c t/unit/test_sandbox.c
+# cat's text transformations: against the model, GNU's outputs, widths.
+FORMAT_UNIT = t/unit/test_format.c t/unit/test_format_calls.c \
+	t/unit/test_format_widths.c
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
 # xfer_pipe and the chunk are tee(2) and splice(2), which the portable build
 # lacks.
 UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_handoff.c \
-	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
+	$(FORMAT_UNIT) t/unit/test_io.c t/unit/test_outputs.c \
 	t/unit/test_pipe.c $(SECCOMP_UNIT) \
 	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_sizes.c \
 	t/unit/test_xfer_copy_range.c \
@@ -51,7 +54,8 @@ UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
-UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h \
+	t/unit/lib-format.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
@@ -242,8 +246,8 @@ check-tsan:
 # word), tested against the model beside the SIMD levels of this CPU.
 check-format-portable:
 	$(MAKE) BUILD=build-nosse2 CFLAGS="$(CFLAGS) -mno-sse2" \
-		build-nosse2/unit/test_format
-	BUILD=build-nosse2 t/run build-nosse2/unit/test_format
+		$(FORMAT_UNIT:t/unit/%.c=build-nosse2/unit/%)
+	BUILD=build-nosse2 t/run $(FORMAT_UNIT:t/unit/%.c=build-nosse2/unit/%)
 
 # The shell tests against the reference: GNU yes, tee and cat in /usr/bin.
 # Not the data-path matrices of SELF_CHECKED: their expectations are the
