@@ -42,7 +42,7 @@ FORMAT_UNIT = t/unit/test_format.c t/unit/test_format_calls.c \
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
 # xfer_pipe, the chunk and the retry policy's zero-copy cases are tee(2)
 # and splice(2), which the portable build lacks.
-UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
+UNIT = t/unit/test_concat.c t/unit/test_concat_progress.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_handoff.c \
 	$(FORMAT_UNIT) t/unit/test_io.c t/unit/test_outputs.c \
 	t/unit/test_pipe.c $(SECCOMP_UNIT) \
@@ -56,7 +56,7 @@ UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c \
 	t/unit/test_retry_zerocopy.c)
 UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h \
-	t/unit/lib-format.h t/unit/lib-retry.h
+	t/unit/lib-format.h t/unit/lib-retry.h t/unit/lib-concat.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
