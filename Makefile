@@ -192,14 +192,17 @@ $(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
-# The fault tests' injector (t/inject.c, lib-fault.sh's with_inject),
+# The fault tests' injector (t/inject/, lib-fault.sh's with_inject),
 # preloaded into the commands under test: built without $(CFLAGS), so
 # that it loads into every build's commands (the sanitizers' too) and
-# into GNU's.
+# into GNU's.  faults.c reads the faults, each other file fakes a
+# family of calls.
 INJECT = $(BUILD)/t/inject.so
-$(INJECT): t/inject.c
+INJECT_SRC = t/inject/faults.c t/inject/io.c t/inject/fcntl.c \
+	t/inject/poll.c t/inject/alloc.c
+$(INJECT): $(INJECT_SRC) t/inject/inject.h
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ t/inject.c -ldl
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $(INJECT_SRC) -ldl
 
 # The sandbox tests' seccomp filter (t/sandbox.c, lib-sandbox.sh), in
 # front of the commands under test: a program of the build's
@@ -566,7 +569,7 @@ check-diff: bin check-diff-self
 	t/diff/run.py --seconds $(DIFF_SECONDS) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
 		--bin $(or $(SPATE_BIN),$(BUILD)) --tools $(BUILD)/t
 
-# The sandbox family's refusals: t/sandbox.c and t/inject.c, in $(BUILD)/t.
+# The sandbox family's refusals: t/sandbox.c and t/inject/, in $(BUILD)/t.
 check-diff-self: $(INJECT) $(SANDBOX)
 	t/diff/run.py --self-test --tools $(BUILD)/t
 

@@ -12,7 +12,7 @@ namespace of its own (private_mounts); elsewhere it is a plain directory.
 
 A scenario of the sandbox family runs its program under a refusal of
 zero-copy calls (scenario.refusal): t/sandbox.c's seccomp filter, which
-execs it (-x), or t/inject.c preloaded; both built in TOOLS.
+execs it (-x), or t/inject/ preloaded; both built in TOOLS.
 """
 
 import ctypes
@@ -30,7 +30,7 @@ import scenario
 
 PIPE_DEFAULT = 65536
 MOUNTS = False		# whether materialise mounts the tmpfs of a scenario
-TOOLS = 'build/t'	# where t/sandbox.c and t/inject.c are built
+TOOLS = 'build/t'	# where t/sandbox.c and t/inject/ are built
 
 
 class Result:
