@@ -43,6 +43,21 @@ wait_for_content() {
 	done
 }
 
+# wait_for_size FILE SIZE: wait until FILE holds SIZE bytes (a command
+# in the background writing it may take long on a loaded machine).
+# Gives up after about 60 s, which only a hang takes, and fails.
+wait_for_size() {
+	ws_i=0
+	until [ "$(test_file_size "$1" 2>/dev/null)" = "$2" ]; do
+		[ $ws_i -lt 600 ] || {
+			echo "wait_for_size: $1 never held $2 bytes"
+			return 1
+		}
+		sleep 0.1
+		ws_i=$((ws_i + 1))
+	done
+}
+
 # A FIFO between a command under test and a helper in the background: the
 # helper must never wait for an open that will not come, and the case
 # must not depend on which of the two gets to its open(2) first.  The
@@ -139,20 +154,6 @@ in_background() {
 	shift
 	{ "$@" <"$ib_in"; echo $? >status; } 9>&- &
 	in_background_pid=$!
-}
-
-# wait_for_size FILE SIZE: wait until FILE holds SIZE bytes; after about
-# 60 s, which only a hang takes, fail.
-wait_for_size() {
-	ws_i=0
-	until [ "$(test_file_size "$1" 2>/dev/null)" = "$2" ]; do
-		[ $ws_i -lt 600 ] || {
-			echo "wait_for_size: $1 never held $2 bytes"
-			return 1
-		}
-		sleep 0.1
-		ws_i=$((ws_i + 1))
-	done
 }
 
 # private_pipes PID: how many pipes process PID made for itself: those
