@@ -42,8 +42,8 @@ FORMAT_UNIT = t/unit/test_format.c t/unit/test_format_calls.c \
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
 # xfer_pipe, the chunk and the retry policy's zero-copy cases are tee(2)
 # and splice(2), which the portable build lacks.
-UNIT = t/unit/test_concat.c t/unit/test_concat_progress.c $(FANOUT_UNIT) t/unit/test_fd.c \
-	t/unit/test_handoff.c \
+UNIT = t/unit/test_concat.c t/unit/test_concat_progress.c $(FANOUT_UNIT) \
+	t/unit/test_fd.c t/unit/test_handoff.c \
 	$(FORMAT_UNIT) t/unit/test_io.c t/unit/test_outputs.c \
 	t/unit/test_pipe.c $(SECCOMP_UNIT) \
 	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_sizes.c \
