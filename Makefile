@@ -36,12 +36,15 @@ FANOUT_UNIT = t/unit/test_fanout.c t/unit/test_lanes.c t/unit/test_watch.c \
 # build (check-static) leaves them out (SECCOMP_UNIT=); its refusal.c is
 # the same code.
 SECCOMP_UNIT = t/unit/test_refusal.c t/unit/test_sandbox.c
+# cat's text transformations: against the model, GNU's outputs, widths.
+FORMAT_UNIT = t/unit/test_format.c t/unit/test_format_calls.c \
+	t/unit/test_format_widths.c
 # The unit tests: each file a program whose main() is t/unit/tap.c's.
-# xfer_pipe and the chunk are tee(2) and splice(2), which the portable build
-# lacks.
-UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
-	t/unit/test_handoff.c \
-	t/unit/test_format.c t/unit/test_io.c t/unit/test_outputs.c \
+# xfer_pipe, the chunk and the retry policy's zero-copy cases are tee(2)
+# and splice(2), which the portable build lacks.
+UNIT = t/unit/test_concat.c t/unit/test_concat_progress.c $(FANOUT_UNIT) \
+	t/unit/test_fd.c t/unit/test_handoff.c \
+	$(FORMAT_UNIT) t/unit/test_io.c t/unit/test_outputs.c \
 	t/unit/test_pipe.c $(SECCOMP_UNIT) \
 	t/unit/test_repeat.c t/unit/test_retry.c t/unit/test_sizes.c \
 	t/unit/test_xfer_copy_range.c \
@@ -50,8 +53,10 @@ UNIT = t/unit/test_concat.c $(FANOUT_UNIT) t/unit/test_fd.c \
 	t/unit/test_xfer_retarget.c \
 	t/unit/test_xfer_rw.c t/unit/test_xfer_splice.c \
 	t/unit/test_xfer_via_pipe.c \
-	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c)
-UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h
+	$(if $(filter 1,$(PORTABLE)),,t/unit/test_xfer_pipe.c t/unit/test_chunk.c \
+	t/unit/test_retry_zerocopy.c)
+UNITHDR = t/unit/tap.h t/unit/lib-xfer.h t/unit/lib-fanout.h t/unit/lib-lag.h \
+	t/unit/lib-format.h t/unit/lib-retry.h t/unit/lib-concat.h
 MAN = man/yes.1 man/tee.1 man/cat.1
 # The commands of the multi-call spate: src/multicall.c's table names them.
 COMMANDS = yes tee cat
@@ -187,14 +192,17 @@ $(BUILD)/unit/%: t/unit/%.c $(UNITHDR) $(BUILD)/tap/tap.o $(BUILD)/engine.a
 
 unit: $(UNITBIN)
 
-# The fault tests' injector (t/inject.c, lib-fault.sh's with_inject),
+# The fault tests' injector (t/inject/, lib-fault.sh's with_inject),
 # preloaded into the commands under test: built without $(CFLAGS), so
 # that it loads into every build's commands (the sanitizers' too) and
-# into GNU's.
+# into GNU's.  faults.c reads the faults, each other file fakes a
+# family of calls.
 INJECT = $(BUILD)/t/inject.so
-$(INJECT): t/inject.c
+INJECT_SRC = t/inject/faults.c t/inject/io.c t/inject/fcntl.c \
+	t/inject/poll.c t/inject/alloc.c
+$(INJECT): $(INJECT_SRC) t/inject/inject.h
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ t/inject.c -ldl
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -o $@ $(INJECT_SRC) -ldl
 
 # The sandbox tests' seccomp filter (t/sandbox.c, lib-sandbox.sh), in
 # front of the commands under test: a program of the build's
@@ -242,8 +250,8 @@ check-tsan:
 # word), tested against the model beside the SIMD levels of this CPU.
 check-format-portable:
 	$(MAKE) BUILD=build-nosse2 CFLAGS="$(CFLAGS) -mno-sse2" \
-		build-nosse2/unit/test_format
-	BUILD=build-nosse2 t/run build-nosse2/unit/test_format
+		$(FORMAT_UNIT:t/unit/%.c=build-nosse2/unit/%)
+	BUILD=build-nosse2 t/run $(FORMAT_UNIT:t/unit/%.c=build-nosse2/unit/%)
 
 # The shell tests against the reference: GNU yes, tee and cat in /usr/bin.
 # Not the data-path matrices of SELF_CHECKED: their expectations are the
@@ -561,7 +569,7 @@ check-diff: bin check-diff-self
 	t/diff/run.py --seconds $(DIFF_SECONDS) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
 		--bin $(or $(SPATE_BIN),$(BUILD)) --tools $(BUILD)/t
 
-# The sandbox family's refusals: t/sandbox.c and t/inject.c, in $(BUILD)/t.
+# The sandbox family's refusals: t/sandbox.c and t/inject/, in $(BUILD)/t.
 check-diff-self: $(INJECT) $(SANDBOX)
 	t/diff/run.py --self-test --tools $(BUILD)/t
 

@@ -1,6 +1,6 @@
 # bench/plot.gp: the charts of bench/run, from the CSV files it wrote.
 # Run in bench/results: gnuplot -e "mode='full'" ../plot.gp
-# charts.gp (written by report.awk) gives each CSV's column count and
+# charts.gp (written by report-charts.awk) gives each CSV's column count and
 # tool names.
 
 load 'charts.gp'

@@ -1,7 +1,13 @@
 # bench/report.awk: turn bench/run's runs into the Markdown report
 # (stdout) and CSV files in directory RES (-v res=DIR).
 #
-#	awk -v res=DIR -v total=SECONDS -v mode=MODE -f report.awk META RAW
+#	awk -v res=DIR -v total=SECONDS -v mode=MODE -f report-stats.awk \
+#	    -f report-curves.awk -f report-charts.awk -f report.awk META RAW
+#
+# This file reads the runs and writes the summary (a sentence a row)
+# and a table a family; report-stats.awk has the numbers,
+# report-curves.awk the curves' tables, report-charts.awk the bar
+# charts' data.
 #
 # META, tab-separated: "tool ID LABEL" in column order (spate, the GNUs
 # newest first, peers, limit), and "row NAME FAMILY UNIT SHORT TEXT" in
@@ -10,85 +16,6 @@
 #   N: the bytes the run was sized for; BYTES, NS: what was timed;
 #   CPU_NS: the tool's user + system time.  Start-up rows hold the
 #   iterations in N and BYTES; memory rows the peak RSS (KiB) in NS.
-
-function median(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-
-# Three significant digits or so, whatever the magnitude.
-function fmt(v) {
-	return v == "" ? "-" : v >= 100 ? sprintf("%.0f", v) : \
-	    v >= 10 ? sprintf("%.1f", v) : v >= 0.1 ? sprintf("%.2f", v) : \
-	    sprintf("%.2g", v)
-}
-
-function size(b) {
-	return b >= 1048576 ? (b / 1048576) " MiB" : \
-	    b >= 1024 ? (b / 1024) " KiB" : b " B"
-}
-
-# Markdown table cells must not hold a bare |.
-function cell(s) {
-	gsub(/\|/, "\\|", s)
-	return s
-}
-
-# MED, LO, HI, CPU: the median, min and max of row K's values, and its
-# median CPU seconds per GiB.
-function stats(k,    n, j, a, c) {
-	n = cnt[k]
-	LO = HI = val[k, 1]
-	for (j = 1; j <= n; j++) {
-		a[j] = val[k, j]
-		c[j] = cpu[k, j]
-		if (a[j] < LO) LO = a[j]
-		if (a[j] > HI) HI = a[j]
-	}
-	MED = median(a, n)
-	CPU = median(c, n)
-}
-
-# RATIO, RLO, RHI: how many times better tool T did than tool G in
-# scenario SC with PARAM, round by round (faster; for start-up and
-# memory, smaller): the median and the range over the rounds they share.
-function ratio(sc, param, t, g,    k, kg, r, m, b, lo, hi, x) {
-	k = sc SUBSEP param SUBSEP t
-	kg = sc SUBSEP param SUBSEP g
-	m = 0
-	for (r = 1; r <= maxround; r++)
-		if ((k, r) in round && (kg, r) in round && round[kg, r] > 0 && round[k, r] > 0) {
-			x = unit[sc] == "rate" ? round[k, r] / round[kg, r] : round[kg, r] / round[k, r]
-			b[++m] = x
-			if (m == 1 || x < lo) lo = x
-			if (m == 1 || x > hi) hi = x
-		}
-	RATIO = m ? median(b, m) : ""
-	RLO = lo
-	RHI = hi
-	RN = m
-	return m
-}
-
-# "14.8x GNU 9.11 (12.1-16.0)", or without WHO "14.8x (12.1-16.0)".
-function rtext(who,    s) {
-	s = fmt(RATIO) "x" (who == "" ? "" : " " who)
-	if (RN > 1)
-		s = s " (" fmt(RLO) "-" fmt(RHI) ")"
-	return s
-}
-
-# A row's text with its unit when that is not GiB/s.
-function rowtext(sc) {
-	return text[sc] (unit[sc] == "us" ? " (us per run)" : unit[sc] == "kib" ? ", peak RSS (KiB)" : "")
-}
-
-function unitname(sc) {
-	return unit[sc] == "rate" ? "GiB/s" : unit[sc] == "us" ? "us" : "KiB"
-}
 
 FNR == NR {
 	n = split($0, f, "\t")
@@ -269,123 +196,6 @@ END {
 
 	printf "\ntotal bench time: %s s (%s)\n", total, mode
 
-	# ---- the bar charts' data: the throughput rows, spate, the GNUs
-	# and the limit loops
-	hdr = "scenario"
-	for (t = 1; t <= ntool; t++)
-		if (tool[t] != "limit" && inchart[tool[t]] && (tool[t] == "spate" || tool[t] ~ /^gnu-/))
-			hdr = hdr "," tool[t]
-	nc = split(hdr, h, ",")
-	print hdr >(res "/scenarios.csv")
-	print hdr >(res "/cpu.csv")
-	nsc = 0
-	for (r = 1; r <= nrowdef; r++) {
-		sc = rowname[r]
-		if (!((sc, "spate") in chart))
-			continue
-		line = cline = short[sc]
-		for (c = 2; c <= nc; c++) {
-			line = line "," ((sc, h[c]) in chart ? sprintf("%.6g", chart[sc, h[c]]) : "NaN")
-			cline = cline "," ((sc, h[c]) in ccpu ? sprintf("%.6g", ccpu[sc, h[c]]) : "NaN")
-		}
-		print line >(res "/scenarios.csv")
-		print cline >(res "/cpu.csv")
-		nsc++
-	}
-	close(res "/scenarios.csv")
-	close(res "/cpu.csv")
-	g = res "/charts.gp"
-	printf "nrow_scenarios = %d\n", nsc >g
-	ncols["scenarios"] = nc
-	names["scenarios"] = hdr
-	for (t = 1; t <= ntool; t++)
-		if (tool[t] ~ /^gnu-/) {
-			printf "gnu_newest = \"%s\"\n", tool[t] >g
-			break
-		}
-	for (c in ncols) {
-		v = c
-		gsub(/-/, "_", v)
-		s = names[c]
-		sub(/^[^,]*,/, "", s)
-		gsub(/,/, " ", s)
-		printf "ncol_%s = %d\ntools_%s = \"%s\"\n", v, ncols[c], v, s >g
-	}
-	close(g)
-}
-
-# A pivot table of the curves SCS (space-separated scenarios sharing one
-# parameter): a row per scenario and value, a column per tool and one of
-# spate against the newest GNU; and a CSV per scenario for the charts.
-function curve_table(scs, title, pname, file,    ns, s, sc, i, p, t, k, line, hdr, u, nu, ng1, any, f, cl, sep, id) {
-	ns = split(scs, s, " ")
-	nu = 0
-	ng1 = ""
-	for (t = 1; t <= ntool; t++)
-		for (i = 1; i <= ns; i++)
-			if (has[s[i], tool[t]]) {
-				u[++nu] = tool[t]
-				if (ng1 == "" && tool[t] ~ /^gnu-/)
-					ng1 = tool[t]
-				break
-			}
-	any = 0
-	for (i = 1; i <= ns; i++)
-		if (pnum[s[i]])
-			any = 1
-	if (!any)
-		return
-	printf "\n## %s\n\n", title
-	line = "| " (ns > 1 ? "kind | " : "") pname
-	sep = "|" (ns > 1 ? "---|" : "") "---:"
-	for (t = 1; t <= nu; t++) {
-		line = line " | " label[u[t]]
-		sep = sep "|---:"
-	}
-	if (ng1 != "") {
-		line = line " | spate vs " label[ng1]
-		sep = sep "|---:"
-	}
-	print line " |"
-	print sep "|"
-	for (i = 1; i <= ns; i++) {
-		sc = s[i]
-		unit[sc] = "rate"
-		if (!pnum[sc])
-			continue
-		id = file (ns > 1 ? "-" substr(sc, 5) : "")
-		f = res "/" id ".csv"
-		hdr = pname == "pipe size" ? "kib" : pname == "line" ? "bytes" : pname == "CPUs" ? "cpus" : "outputs"
-		for (t = 1; t <= nu; t++)
-			if (has[sc, u[t]])
-				hdr = hdr "," u[t]
-		print hdr >f
-		gsub(/-/, "_", id)
-		ncols[id] = split(hdr, junk, ",")
-		names[id] = hdr
-		for (p = 1; p <= pnum[sc]; p++) {
-			param = params[sc, p]
-			line = "| " (ns > 1 ? (sc == "out_pipe" ? "pipes" : sc == "out_file" ? "tmpfs files" : "/dev/null") " | " : "") (pname == "outputs" || pname == "CPUs" ? param : size(param))
-			cl = pname == "pipe size" ? param / 1024 : param
-			for (t = 1; t <= nu; t++) {
-				k = sc SUBSEP param SUBSEP u[t]
-				if (k in cnt) {
-					stats(k)
-					line = line " | " fmt(MED)
-					ratio(sc, param, u[t], ng1)
-					printf "%s,%s,%s,%s,%d,%.0f,%.6g,GiB/s,%.6g,%.6g,%s,%s,%s,%s,%.6g\n", substr(sc, 1, 3) == "yes" ? "yes" : "tee", u[t], sc, param, cnt[k], bytes[k] / cnt[k], MED, LO, HI, ng1, RATIO, RLO, RHI, CPU >csv
-					cl = cl "," sprintf("%.6g", MED)
-				} else {
-					line = line " | -"
-					if (has[sc, u[t]])
-						cl = cl ",NaN"
-				}
-			}
-			if (ng1 != "")
-				line = line " | " (ratio(sc, param, "spate", ng1) ? rtext() : "-")
-			print line " |"
-			print cl >f
-		}
-		close(f)
-	}
+	# ---- the bar charts' data
+	charts()
 }

@@ -93,7 +93,9 @@ report_meta() {
 report_write() {
 	local total CHARTS
 	total=$(awk -v ns="$(ns "$start" "$EPOCHREALTIME")" 'BEGIN { printf "%.0f", ns / 1e9 }')
-	awk -v res="$RES" -v total="$total" -v mode="$MODE" -f "$here/report.awk" \
+	awk -v res="$RES" -v total="$total" -v mode="$MODE" \
+	    -f "$here/report-stats.awk" -f "$here/report-curves.awk" \
+	    -f "$here/report-charts.awk" -f "$here/report.awk" \
 	    "$T/meta" "$RAW" >"$T/table"
 	{
 		cat "$T/head" "$T/table"

@@ -1,5 +1,5 @@
 # lib-fault.sh: system calls made to fail, with strace's fault injection
-# (cases need STRACE), with the test-only library t/inject.c preloaded
+# (cases need STRACE), with the test-only library t/inject/ preloaded
 # (cases need INJECT) or refused by the seccomp filter of the test-only
 # program t/sandbox.c (cases need SECCOMP), and what strace's traces
 # show.  Source it after test-lib.sh.
@@ -66,7 +66,7 @@ trace_call_number() {
 	' "$1"
 }
 
-# The injector t/inject.c, as the Makefile builds it for the tests.
+# The injector t/inject/, as the Makefile builds it for the tests.
 INJECT_SO=$SRC_DIR/${BUILD:-build}/t/inject.so
 # ASAN_OPTIONS for a command the injector is preloaded into: the
 # sanitizers' runtime wants to be loaded first, and comes second.
@@ -84,9 +84,10 @@ test_lazy_prereq INJECT '
 # preloaded, which fakes the calls the faults SPEC name, separated by
 # spaces: each CALL[:in=FD][:out=FD][:nth=RANGE]:error=ERRNO|retval=N
 # ("splice:out=4:nth=3:error=EIO", the third splice(2) into descriptor
-# 4; t/inject.c has the whole language).  Unlike strace's when=, nth=
-# counts only the calls that match, and not those the kernel answered
-# EAGAIN: the same call in every run, however its pipes were timed.
+# 4; t/inject/inject.h has the whole language).  Unlike strace's when=,
+# nth= counts only the calls that match, and not those the kernel
+# answered EAGAIN: the same call in every run, however its pipes were
+# timed.
 # Each fault made appends a line to the file injected, which this
 # empties first.  CMD runs with SIGPIPE at its default, at most 60 s (a
 # hang exits 124); the status is CMD's.  If SPATE_INJECT_LOG names a

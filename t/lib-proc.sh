@@ -13,34 +13,63 @@ with_ulimit() {
 	)
 }
 
-# wait_for_match FILE PATTERN: wait until FILE has a line that matches
-# the basic regular expression PATTERN.  Gives up after about 30 s, which
-# only a hang takes, and fails.
-wait_for_match() {
-	wm_i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		[ $wm_i -lt 300 ] || {
-			echo "wait_for_match: no line matching '$2' in $1"
+# wait_until SECONDS WHY CMD...: run CMD every 0.1 s until it succeeds.
+# Gives up after about SECONDS s, which only a hang takes: says WHY and
+# fails.  The waits below are its; a case waits by them, never by a
+# sleep that stands for "by now it has happened".
+wait_until() {
+	wu_tenths=$(($1 * 10))
+	wu_why=$2
+	shift 2
+	wu_i=0
+	until "$@"; do
+		[ $wu_i -lt $wu_tenths ] || {
+			echo "$wu_why"
 			return 1
 		}
 		sleep 0.1
-		wm_i=$((wm_i + 1))
+		wu_i=$((wu_i + 1))
 	done
 }
 
+# wait_for_match FILE PATTERN: wait until FILE has a line that matches
+# the basic regular expression PATTERN; fail after about 30 s.
+wait_for_match() {
+	wait_until 30 "wait_for_match: no line matching '$2' in $1" \
+	    file_matches "$1" "$2"
+}
+
+# file_matches FILE PATTERN: FILE exists and has a line that matches
+# PATTERN.
+file_matches() {
+	grep -q "$2" "$1" 2>/dev/null
+}
+
 # wait_for_content FILE CONTENT: wait until FILE holds exactly CONTENT
-# (as $($SYS_CAT FILE) gives it: trailing newlines dropped).  Gives up
-# after about 30 s and fails.
+# (as $($SYS_CAT FILE) gives it: trailing newlines dropped); fail after
+# about 30 s.
 wait_for_content() {
-	wc_i=0
-	until [ "$($SYS_CAT "$1" 2>/dev/null)" = "$2" ]; do
-		[ $wc_i -lt 300 ] || {
-			echo "wait_for_content: $1 never held '$2'"
-			return 1
-		}
-		sleep 0.1
-		wc_i=$((wc_i + 1))
-	done
+	wait_until 30 "wait_for_content: $1 never held '$2'" \
+	    file_content_is "$1" "$2"
+}
+
+# file_content_is FILE CONTENT: FILE exists and holds CONTENT, as
+# $($SYS_CAT FILE) gives it.
+file_content_is() {
+	[ "$($SYS_CAT "$1" 2>/dev/null)" = "$2" ]
+}
+
+# wait_for_size FILE SIZE: wait until FILE holds SIZE bytes (a command
+# in the background writing it may take long on a loaded machine); fail
+# after about 60 s.
+wait_for_size() {
+	wait_until 60 "wait_for_size: $1 never held $2 bytes" \
+	    file_size_is "$1" "$2"
+}
+
+# file_size_is FILE SIZE: FILE exists and holds SIZE bytes.
+file_size_is() {
+	[ "$(test_file_size "$1" 2>/dev/null)" = "$2" ]
 }
 
 # A FIFO between a command under test and a helper in the background: the
@@ -139,20 +168,6 @@ in_background() {
 	shift
 	{ "$@" <"$ib_in"; echo $? >status; } 9>&- &
 	in_background_pid=$!
-}
-
-# wait_for_size FILE SIZE: wait until FILE holds SIZE bytes; after about
-# 60 s, which only a hang takes, fail.
-wait_for_size() {
-	ws_i=0
-	until [ "$(test_file_size "$1" 2>/dev/null)" = "$2" ]; do
-		[ $ws_i -lt 600 ] || {
-			echo "wait_for_size: $1 never held $2 bytes"
-			return 1
-		}
-		sleep 0.1
-		ws_i=$((ws_i + 1))
-	done
 }
 
 # private_pipes PID: how many pipes process PID made for itself: those

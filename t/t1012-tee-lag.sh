@@ -194,27 +194,28 @@ test_expect_success SPATE,PYTHON3 'drop: a stalled FIFO misses whole chunks' '
 	test_python3 "$TRASH/chunks.py" "$TRASH/in" got "$missed"
 '
 
-# tee_broken_stdout OPTION...: 300 kB into f with a lag, stdout read by
-# `head -c 1`; the status in status, stderr in err (as t1006's).
-tee_broken_stdout() {
+# tee_lag_broken_stdout OPTION...: 300 kB into f with a lag of 1M, stdout
+# read by `head -c 1`; the status in status, stderr in err (as t1006's
+# tee_broken_stdout, without a lag).
+tee_lag_broken_stdout() {
 	save_status tee --lag=1M "$@" f <"$TRASH/small" 2>err | head -c 1 >/dev/null
 }
 
 test_expect_success SPATE 'a broken stdout: SIGPIPE, -p, warn, exit as GNU' '
-	tee_broken_stdout &&
+	tee_lag_broken_stdout &&
 	test_status $SIGPIPE_STATUS &&
 	test_must_be_empty err &&
 	test_is_prefix f "$TRASH/small" &&
-	tee_broken_stdout -p &&
+	tee_lag_broken_stdout -p &&
 	test_status 0 &&
 	test_must_be_empty err &&
 	test_cmp "$TRASH/small" f &&
-	tee_broken_stdout --output-error=warn &&
+	tee_lag_broken_stdout --output-error=warn &&
 	test_status 1 &&
 	echo "tee: ${SQ}standard output${SQ}: Broken pipe" >expect &&
 	test_cmp expect err &&
 	test_cmp "$TRASH/small" f &&
-	tee_broken_stdout --output-error=exit &&
+	tee_lag_broken_stdout --output-error=exit &&
 	test_status 1 &&
 	test_cmp expect err &&
 	test_is_prefix f "$TRASH/small"

@@ -5,7 +5,7 @@
 # fixed (they differ with each build and C library): each case finds by
 # bisection the least GNU's command needs here, and runs ours at that
 # and a margin of 64 KiB (the binaries' own sizes differ by some KiB).
-# Then the allocations themselves made to fail (t/inject.c): tee copies
+# Then the allocations themselves made to fail (t/inject/): tee copies
 # on without a buffer of its own, as GNU's, whose is on its stack.
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIR/lib-proc.sh"

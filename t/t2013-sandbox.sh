@@ -7,7 +7,7 @@
 #
 #   first	every call refused, by a seccomp filter (t/sandbox.c), as a
 #		container profile or systemd's SystemCallFilter= refuses it
-#   later	refused from the 3rd call on (t/inject.c, nth=3+), so that
+#   later	refused from the 3rd call on (t/inject/, nth=3+), so that
 #		the refusal comes once the copy is under way: the inputs are
 #		300 KiB (4 MiB for cat's handed-off output), several pipes'
 #		worth

@@ -11,7 +11,7 @@ namespace of the script's own).  What the shell cannot say exactly (a
 pipe fed in chunks with pauses, a reader's drain sizes and pauses)
 becomes a plain pipe, named in a comment: `run.py --replay` reruns the
 exact scenario.  The sandbox family's refusal is t/sandbox.c or
-t/inject.c in front of the command, as execute.py puts it.  The shared family's script (_shared) starts every
+t/inject/ in front of the command, as execute.py puts it.  The shared family's script (_shared) starts every
 writer and reader of its pipes, FIFOs held open until the writers are
 done, then sorts each pipe's bytes by writer (tr -dc, by byte class)
 and compares them with each writer's stream.

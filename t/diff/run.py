@@ -94,7 +94,7 @@ def main():
 	ap.add_argument('--bin', default='build', help='the programs under test')
 	ap.add_argument('--ref', default=GNU, help='the reference programs')
 	ap.add_argument('--tools', default=execute.TOOLS,
-		help="where t/sandbox.c and t/inject.c are built (the sandbox family's)")
+		help="where t/sandbox.c and t/inject/ are built (the sandbox family's)")
 	ap.add_argument('--timeout', type=float, default=30, help='seconds a run may take')
 	ap.add_argument('--replay', metavar='SEED:INDEX')
 	ap.add_argument('--files', nargs=2, metavar=('SEED:INDEX', 'DIR'),

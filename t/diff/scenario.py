@@ -393,7 +393,7 @@ def _lanes_reader(rng, size):
 
 # A sandbox that refuses zero-copy calls: a mixed scenario, run by both
 # programs under the same refusal (execute.py): a seccomp filter
-# (t/sandbox.c) that refuses from the first call, or t/inject.c failing
+# (t/sandbox.c) that refuses from the first call, or t/inject/ failing
 # them from the Nth (N 2-5) on.  One call, or all of them, each with an
 # error a sandbox gives.  The verdict is GNU's under the same refusal:
 # GNU 9.1 makes none of the calls but copy_file_range, whose EACCES it
@@ -439,7 +439,7 @@ def _sandbox(rng, s):
 
 def refusal(s):
 	"""The refusal of scenario S as t/sandbox.c takes it (CALL:ERRNO,
-	comma separated) or t/inject.c (SPATE_INJECT: CALL:nth=N+:error=ERRNO,
+	comma separated) or t/inject/ (SPATE_INJECT: CALL:nth=N+:error=ERRNO,
 	space separated); None for a scenario without one."""
 	r = s.get('refuse')
 	if r is None:

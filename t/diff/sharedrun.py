@@ -11,7 +11,7 @@ import re
 import signal
 import time
 
-import data
+import ends
 import execute
 import shared
 
@@ -186,7 +186,7 @@ def run(s, prog, ref, d, timeout):
 	if i['kind'] == 'shared':
 		r, w = os.pipe()
 		child[0] = r
-		parent['feeder'] = execute._Feeder(w, i)
+		parent['feeder'] = ends.Feeder(w, i)
 		sinks.append(_other_reader(s, r, bindir, ref, procs, close_after))
 	else:
 		execute._setup_stdin(s, d, child, parent)
@@ -225,7 +225,7 @@ def run(s, prog, ref, d, timeout):
 	for p in procs:
 		r, w = os.pipe()
 		p.fds[2] = w
-		p.err = execute._Reader('stderr', r, {})
+		p.err = ends.Reader('stderr', r, {})
 		readers.append(p.err)
 	start = time.monotonic()
 	for p in procs:
