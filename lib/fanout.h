@@ -300,6 +300,5 @@ void out_count(struct fan *f, size_t i, size_t n);
 void out_write(struct fan *f, size_t i, size_t off, size_t len);
 void out_to_lanes(struct fan *f);
 void out_from_lanes(struct fan *f);
-int out_aliased(struct fan *f);
 
 #endif

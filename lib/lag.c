@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lag.h"
 
@@ -373,55 +372,43 @@ watch_outputs(struct lag *l, struct pollfd *p)
 }
 
 /*
- * Return 1 if the input keeps records apart and an output keeps writes
- * apart (a packet-mode pipe, a record socket): each record is to reach
- * such an output as a write of its own, as without a lag, and the lag's
- * chunks pack records together.
+ * Return 1 if the input IN keeps records apart and one of the N outputs
+ * OUTS keeps writes apart (a packet-mode pipe, a record socket): each
+ * record is to reach such an output as a write of its own, as without a
+ * lag, and the lag's chunks pack records together.
  */
 static int
-records_kept(int in, struct spate_out *outs, size_t n)
+records_kept(const struct end *in, const struct end *outs, size_t n)
 {
-	struct end e;
 	size_t i;
 
-	end_init(&e, in);
-	if (!e.records)
+	if (!in->records)
 		return 0;
-	for (i = 0; i < n; i++) {
-		if (outs[i].fd == -1)
-			continue;
-		end_init(&e, outs[i].fd);
-		if (end_keeps_writes(&e))
+	for (i = 0; i < n; i++)
+		if (outs[i].fd != -1 && end_keeps_writes(&outs[i]))
 			return 1;
-	}
 	return 0;
 }
 
 /*
- * Return 1 if an output is the input, or two outputs are the same file,
- * pipe or socket (devices do not count: /dev/null twice shows nothing):
- * what each thread wrote would land between the other's, where only
- * GNU's order, without a lag, makes sense.
+ * Describe IN into *INPUT and the N outputs OUTS into ENDS (fd -1 where
+ * OUTS has none).  Return 1 if the copy is to be made without a lag:
+ * outputs aliased (ends_aliased), whose threads' writes would land
+ * between each other's, or records kept apart (records_kept).
  */
 static int
-shared(int in, struct spate_out *outs, size_t n)
+lag_unfit(int in, struct spate_out *outs, size_t n, struct end *input,
+    struct end *ends)
 {
-	struct stat a, b;
-	size_t i, j;
+	size_t k;
 
-	for (i = 0; i < n; i++) {
-		if (outs[i].fd == -1 || fstat(outs[i].fd, &a) == -1 ||
-		    S_ISCHR(a.st_mode) || S_ISBLK(a.st_mode))
-			continue;
-		if (fstat(in, &b) == 0 && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino)
-			return 1;
-		for (j = i + 1; j < n; j++)
-			if (outs[j].fd != -1 && fstat(outs[j].fd, &b) == 0 &&
-			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-				return 1;
-	}
-	return 0;
+	end_init(input, in);
+	for (k = 0; k < n; k++)
+		if (outs[k].fd == -1)
+			ends[k].fd = -1;
+		else
+			end_init(&ends[k], outs[k].fd);
+	return ends_aliased(input, ends, n) || records_kept(input, ends, n);
 }
 
 /*
@@ -501,15 +488,15 @@ refuse(const struct spate_fanout_opts *o, int err)
  * SPATE_INPUT when reading the input failed, SPATE_MEMORY when the threads or
  * the memory the lag needs cannot be had (nothing read then, if they
  * could not be had at the start); or 1 if nothing was read, and the copy
- * is to be made as without a lag: none asked, one output, outputs that
- * are the same file (shared), or records kept apart (records_kept).
+ * is to be made as without a lag: none asked, one output, or outputs
+ * unfit for it (lag_unfit).
  */
 int
 lag_fanout(int in, struct spate_out *outs, size_t n,
     const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx)
 {
 	struct lag *l;
-	struct end input;
+	struct end input, *ends;
 	struct pollfd *polls = NULL;
 	char *scratch = NULL;
 	size_t size = 0, k, live;
@@ -518,20 +505,28 @@ lag_fanout(int in, struct spate_out *outs, size_t n,
 
 	for (k = 0, live = 0; k < n; k++)
 		live += outs[k].fd != -1;
-	if ((o->lag == 0 && o->slow == SPATE_SLOW_WAIT) || live < 2 ||
-	    shared(in, outs, n) || records_kept(in, outs, n))
+	if ((o->lag == 0 && o->slow == SPATE_SLOW_WAIT) || live < 2)
 		return 1;
-	if ((l = calloc(1, sizeof *l)) == NULL)
+	if ((ends = calloc(n, sizeof *ends)) == NULL)
 		return refuse(o, ENOMEM);
+	if (lag_unfit(in, outs, n, &input, ends)) {
+		free(ends);
+		return 1;
+	}
+	if ((l = calloc(1, sizeof *l)) == NULL) {
+		free(ends);
+		return refuse(o, ENOMEM);
+	}
 	l->lag = o->lag;
 	l->slow = o->slow;
-	if (lagout_start(l, outs, n) == -1) {
+	if (lagout_start(l, ends, n) == -1) {
 		saved = errno;
+		free(ends);
 		lagout_free(l);
 		return refuse(o, saved);
 	}
-	end_init(&input, in);
-	watch = (o->flags & SPATE_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
+	free(ends);
+	watch = (o->flags & SPATE_FANOUT_PIPE_CHECK) && !traits(&input)->file &&
 	    (fcntl(in, F_GETFL) & O_ACCMODE) != O_WRONLY;
 	if ((scratch = malloc(size = input.records ? LAG_CHUNK : GNU_CHUNK))
 	    == NULL ||

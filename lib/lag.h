@@ -115,7 +115,7 @@ void lagout_wait(struct lag *l, long long wake);
 struct lag_chunk *lagout_chunk(struct lag *l, size_t cap);
 void lagout_unref(struct lag *l, struct lag_chunk *c);
 void lagout_drain(struct lag *l, struct lag_out *o);
-int lagout_start(struct lag *l, struct spate_out *outs, size_t n);
+int lagout_start(struct lag *l, const struct end *ends, size_t n);
 void lagout_put(struct lag *l);
 void lagout_free(struct lag *l);
 int lag_tell_failures(struct lag *l, struct spate_out *outs,

@@ -338,11 +338,11 @@ start_out(struct lag *l, size_t k, pthread_attr_t *attr)
 	return err;
 }
 
-/* Set up L for OUTS and start the threads.  Return 0, or -1 with errno
- * set and nothing started (the threads that were are ended and
- * joined). */
+/* Set up L for the N outputs ENDS (fd -1: none) and start the threads.
+ * Return 0, or -1 with errno set and nothing started (the threads that
+ * were are ended and joined). */
 int
-lagout_start(struct lag *l, struct spate_out *outs, size_t n)
+lagout_start(struct lag *l, const struct end *ends, size_t n)
 {
 	pthread_attr_t attr;
 	pthread_condattr_t monotonic;
@@ -362,18 +362,16 @@ lagout_start(struct lag *l, struct spate_out *outs, size_t n)
 	l->refs = 1;
 	for (k = 0; k < n; k++) {
 		struct lag_out *o = &l->out[k];
-		struct end e;
 
 		o->l = l;
 		o->k = k;
-		o->fd = outs[k].fd;
+		o->fd = ends[k].fd;
 		pthread_cond_init(&o->fed, NULL);
 		if (o->fd == -1)
 			continue;
-		end_init(&e, o->fd);
-		o->keeps = end_keeps_writes(&e);
-		o->pipe = e.kind == K_PIPE;
-		o->stalls = traits(&e)->may_stall;
+		o->keeps = end_keeps_writes(&ends[k]);
+		o->pipe = traits(&ends[k])->pipe;
+		o->stalls = traits(&ends[k])->may_stall;
 		o->st = LAG_WRITING;
 	}
 	if ((err = pthread_attr_init(&attr)) != 0)
