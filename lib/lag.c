@@ -18,12 +18,6 @@
 
 #include "lag.h"
 
-/*
- * The reader reads again once the fastest output has at most this much
- * left to write: it reads while that output writes, and no further.
- */
-#define LAG_PACE	LAG_CHUNK
-
 /* What the fastest output writing has still to write, or -1 if no
  * output writes. */
 static off_t
@@ -153,9 +147,14 @@ judge(struct lag *l, struct spate_out *outs, const struct spate_fanout_opts *o,
 	return wait;
 }
 
-/* Before a read: return 1 if the reader is to wait, till *WAKE (0: an
- * output moves): the fastest has more than LAG_PACE to write, or an
- * output too far behind is waited for (judge). */
+/*
+ * Before a read: return 1 if the reader is to wait, till *WAKE (0: an
+ * output moves): the fastest has more than a chunk to write, or an
+ * output too far behind is waited for (judge).  The reader keeps a
+ * chunk ahead of the fastest output, no more: it reads while that one
+ * writes, and what an output holds stays within the lag and two chunks
+ * (spate.h).
+ */
 static int
 must_wait(struct lag *l, struct spate_out *outs,
     const struct spate_fanout_opts *o, void *ctx, long long *wake)
@@ -163,7 +162,7 @@ must_wait(struct lag *l, struct spate_out *outs,
 	off_t least = fastest(l);
 
 	*wake = 0;
-	if (least > (off_t)LAG_PACE)
+	if (least > (off_t)LAG_CHUNK)
 		return 1;
 	return judge(l, outs, o, ctx, least, wake);
 }
