@@ -394,7 +394,7 @@ round_zc(struct fan *f)
 		if (!out_served(o->st))
 			continue;
 		if (out_in_lane(o->st) && lanes_wait_room(f->lanes, o->lane,
-		    chunk_size(&f->ch)) != 0) {
+		    chunk_capacity(&f->ch)) != 0) {
 			out_failed_in_lane(f, i);
 			continue;
 		}
