@@ -82,7 +82,7 @@ drop_queue(struct lag *l, size_t k)
 	off_t kept = o->head != NULL ? (off_t)(o->head->len - o->off) : 0;
 
 	o->missed += o->held - kept;
-	lagout_drain(l, o);
+	lagmem_drain(l, o);
 	o->held = kept;
 }
 
@@ -92,7 +92,7 @@ static void
 let_go(struct lag *l, struct spate_out *outs, size_t k)
 {
 	lagout_set(&l->out[k], LAG_CLOSED);
-	lagout_drain(l, &l->out[k]);
+	lagmem_drain(l, &l->out[k]);
 	pthread_cond_signal(&l->out[k].fed);
 	pthread_detach(l->out[k].tid);
 	outs[k].fd = -1;
@@ -196,10 +196,10 @@ next_chunk(struct lag *l, size_t cap)
 		for (k = 0; k < l->n; k++)
 			if (l->out[k].tail == l->cur)
 				pthread_cond_signal(&l->out[k].fed);
-		lagout_unref(l, l->cur);
+		lagmem_unref(l, l->cur);
 		l->cur = NULL;
 	}
-	if ((c = lagout_chunk(l, cap)) == NULL)
+	if ((c = lagmem_chunk(l, cap)) == NULL)
 		return -1;
 	for (k = 0; k < l->n; k++) {
 		struct lag_out *o = &l->out[k];
@@ -364,7 +364,7 @@ watch_outputs(struct lag *l, struct pollfd *p)
 			o->err_at = l->in;
 			o->raised = 0;
 			lagout_set(o, LAG_FAILED);
-			lagout_drain(l, o);
+			lagmem_drain(l, o);
 			pthread_cond_signal(&o->fed);
 		}
 	return 0;
@@ -431,7 +431,7 @@ lag_finish(struct lag *l, struct spate_out *outs,
 	l->ended = 1;
 	if (l->cur != NULL) {
 		l->cur->sealed = 1;
-		lagout_unref(l, l->cur);
+		lagmem_unref(l, l->cur);
 		l->cur = NULL;
 	}
 	for (k = 0; k < l->n; k++)
