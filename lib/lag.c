@@ -1,11 +1,10 @@
 /*
- * The fan-out with a lag (struct spate_fanout_opts's LAG and SLOW): each
- * output is written by a thread of its own (lib/lagout.c), so that one
- * may fall behind the fastest by up to the lag while the others go on.
- * This file is the caller's thread: it reads the input into chunks,
- * paced by the fastest output, decides what becomes of an output that
- * falls too far behind (SLOW), and tells failures in GNU's order.  The
- * why of it: doc/design.md, "Fan-out", "With a lag".
+ * The fan-out with a lag (struct spate_fanout_opts's LAG and SLOW; its
+ * contract is spate.h's): the caller's thread, which reads the input
+ * into chunks a chunk ahead of the fastest output, decides what becomes
+ * of an output that falls too far behind, and has failures told
+ * (lib/lagtell.c).  The outputs' threads are lib/lagout.c's.  The why
+ * of it all: doc/design.md, "Fan-out", "With a lag".
  */
 #define _GNU_SOURCE
 #include <assert.h>
