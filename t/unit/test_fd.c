@@ -39,7 +39,8 @@ kind_of(int fd)
  * What the engine takes for granted of every row of fd.c's table: the
  * pipe calls go with a pipe's room and never wait on a peer; a lane
  * only ever writes a file, which needs a copy of every byte, never
- * waits and never stalls; a kind is not both a pipe and a file.
+ * waits, never stalls, and names its stream (ends_aliased: an output
+ * that is the input file); a kind is not both a pipe and a file.
  */
 TEST(traits_hold)
 {
@@ -52,7 +53,8 @@ TEST(traits_hold)
 		if ((t->pipe != (t->room == ROOM_PIPE)) ||
 		    (t->pipe && t->waits_on_peer) || (t->pipe && t->file) ||
 		    (t->lane && !(t->file && t->needs_copy)) ||
-		    (t->file && (t->waits_on_peer || t->may_stall))) {
+		    (t->file && (t->waits_on_peer || t->may_stall ||
+		    !t->names_stream))) {
 			printf("# kind %d: its traits break a rule\n", k);
 			bad++;
 		}
