@@ -4,7 +4,8 @@
 include config.mk
 
 LIB = lib/chunk.c lib/concat.c lib/cpu.c lib/fanout.c lib/fd.c \
-	lib/format.c lib/handoff.c lib/io.c lib/lag.c lib/lagout.c lib/lagtell.c \
+	lib/format.c lib/handoff.c lib/io.c lib/lag.c lib/lagmem.c lib/lagout.c \
+	lib/lagtell.c \
 	lib/lanes.c lib/outputs.c lib/pipe.c lib/plain.c lib/refusal.c \
 	lib/repeat.c lib/sandbox.c lib/signals.c lib/sizes.c lib/watch.c \
 	lib/xfer.c

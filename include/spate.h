@@ -212,15 +212,19 @@ typedef void spate_slow_fn(void *ctx, size_t i, enum spate_slow what,
  * output that drops misses whole chunks.
  * The threads block every signal; a SIGPIPE or SIGXFSZ that a write of
  * theirs raised is raised on the caller's thread when that failure is
- * told.  Failures are told in GNU's order (by GNU's 8 KiB read of the
- * failing byte, then by output) once the outputs before have written
- * that far; after FAIL's -1 nothing more is written and the call
- * returns without waiting for the writes under way.  A closed output's
+ * told.  Failures are told in GNU's order: by GNU's 8 KiB read of the
+ * failing byte, then by output; each once no other output can fail
+ * before it in that order (every output still writing has written past
+ * the reads before that one, an output before it past that read too,
+ * or has written all it was given).  After FAIL's -1 nothing more is
+ * written and the call returns without waiting for the writes under
+ * way.  A closed output's
  * thread, or one in a write when FAIL stopped the copy, may stay
  * blocked in write(2) after the call returns (a reader that never
  * reads): it is left, detached, with the chunk it writes from, and
- * writes nothing else.  Where two outputs are the same file, pipe or
- * socket, or an output is the input, the copy is made without a lag;
+ * writes nothing else.  Where two outputs are one file, pipe, socket or
+ * descriptor, or an output is IN itself or IN's regular file, the copy
+ * is made without a lag;
  * where the threads or the memory of the lag cannot be had, it is not
  * made: -1 with *SIDE SPATE_MEMORY, nothing read.  Under a seccomp filter
  * (spate_gnu_calls) a lag with two outputs or more is refused before

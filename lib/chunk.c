@@ -58,7 +58,7 @@ chunk_is_open(const struct chunk *ch)
 
 /* The chunk pipe's capacity. */
 long
-chunk_size(struct chunk *ch)
+chunk_capacity(struct chunk *ch)
 {
 	return pipe_size(&ch->end);
 }
@@ -71,7 +71,7 @@ chunk_size(struct chunk *ch)
 void
 chunk_resize(struct chunk *ch, long want)
 {
-	if (want == chunk_size(ch) || want == ch->denied || ch->held > 0)
+	if (want == chunk_capacity(ch) || want == ch->denied || ch->held > 0)
 		return;
 	if (pipe_resize(&ch->end, want) == -1) {
 		/* Over pipe-max-size or the user's quota: asked once. */
@@ -211,7 +211,7 @@ copy_fill(struct chunk *ch, size_t len)
 	if (ch->copy[0] == -1) {
 		if (pipe_private(ch->copy) == -1)
 			return -1;
-		ch->copy_size = pipe_grow_to(ch->copy[1], chunk_size(ch));
+		ch->copy_size = pipe_grow_to(ch->copy[1], chunk_capacity(ch));
 	}
 	return xfer_pipe(&c, ch->pipe[0], ch->copy[1], len, 1, NULL);
 }

@@ -143,6 +143,7 @@ void end_init(struct end *e, int fd);
 void end_init_input(struct end *e, int fd, const struct stat *st);
 int end_keeps_writes(const struct end *e);
 int end_may_keep_writes(const struct end *);
+int ends_aliased(const struct end *in, const struct end *outs, size_t n);
 int zerocopy_allowed(void);
 int pipe_private(int p[2]);
 void close_pair(int p[2]);

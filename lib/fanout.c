@@ -394,7 +394,7 @@ round_zc(struct fan *f)
 		if (!out_served(o->st))
 			continue;
 		if (out_in_lane(o->st) && lanes_wait_room(f->lanes, o->lane,
-		    chunk_size(&f->ch)) != 0) {
+		    chunk_capacity(&f->ch)) != 0) {
 			out_failed_in_lane(f, i);
 			continue;
 		}
@@ -434,7 +434,7 @@ plan_paths(struct fan *f)
 
 	/* Aliased outputs show the chunks: GNU's, by read/write.  A record
 	 * socket is read a record whole, never spliced (see choose_path). */
-	f->gnu_chunks |= out_aliased(f);
+	f->gnu_chunks |= ends_aliased(&f->in, f->ends, f->n);
 	if (f->gnu_chunks || !zerocopy_allowed() || f->in.records)
 		return;
 	for (i = 0; i < f->n; i++) {
@@ -522,6 +522,7 @@ spate_fanout_with(int in, struct spate_out *outs, size_t n,
 		struct out_state *o = out(&f, i);
 
 		*o = (struct out_state){ .st = OUT_GONE };
+		f.ends[i].fd = outs[i].fd;
 		if (outs[i].fd == -1)
 			continue;
 		end_init(&f.ends[i], outs[i].fd);

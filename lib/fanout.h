@@ -73,7 +73,7 @@ struct chunk {
 void chunk_init(struct chunk *ch);
 int chunk_open(struct chunk *ch);
 int chunk_is_open(const struct chunk *ch);
-long chunk_size(struct chunk *ch);
+long chunk_capacity(struct chunk *ch);
 void chunk_resize(struct chunk *ch, long want);
 int chunk_warrants(struct chunk *ch, size_t n);
 ssize_t chunk_fill(struct chunk *ch, int in, size_t lim,
@@ -243,7 +243,7 @@ int signals_due(const sigset_t *held);
 int signals_sent(struct fan *f);
 
 /* sizes.c: how big the chunks, the chunk pipe and the lanes are. */
-size_t size_chunk(size_t bound, int gnu, size_t least);
+size_t longest_chunk(size_t bound, int gnu, size_t least);
 long size_pipe(long traffic, long least_pipe, int lanes, size_t least);
 long size_lane(size_t n);
 int size_lane_enough(long size);
@@ -300,6 +300,5 @@ void out_count(struct fan *f, size_t i, size_t n);
 void out_write(struct fan *f, size_t i, size_t off, size_t len);
 void out_to_lanes(struct fan *f);
 void out_from_lanes(struct fan *f);
-int out_aliased(struct fan *f);
 
 #endif

@@ -150,6 +150,45 @@ end_may_keep_writes(const struct end *e)
 	return end_keeps_writes(e) || (e->kind == K_SOCKET && gnu_calls());
 }
 
+/* Return 1 if ends A and B are one descriptor, or name one stream: one
+ * file, pipe or socket (names_stream). */
+static int
+same_stream(const struct end *a, const struct end *b)
+{
+	return a->fd == b->fd || (traits(a)->names_stream &&
+	    traits(b)->names_stream && a->dev == b->dev && a->ino == b->ino);
+}
+
+/*
+ * Return 1 if the N outputs OUTS (fd -1: none) are aliased, to each
+ * other or to the input IN: two are one stream, where each write lands
+ * between the other's and only GNU's order (a chunk to each in turn)
+ * makes sense (devices do not count: /dev/null twice shows nothing);
+ * or one is IN's regular file, whose reads then see the writes, as
+ * GNU's would see them, and whose pages a chunk spliced from IN would
+ * share.  Or one descriptor is two of them, or IN and an output: the
+ * lag closes a slow output, once.  A pipe or socket that is IN through
+ * a descriptor of its own is not aliased: its reads see the writes in
+ * the order they were made, however late, as a FIFO keeps them.
+ */
+int
+ends_aliased(const struct end *in, const struct end *outs, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (outs[i].fd == -1)
+			continue;
+		if (outs[i].fd == in->fd ||
+		    (traits(in)->file && same_stream(in, &outs[i])))
+			return 1;
+		for (j = i + 1; j < n; j++)
+			if (outs[j].fd != -1 && same_stream(&outs[i], &outs[j]))
+				return 1;
+	}
+	return 0;
+}
+
 /* Return 1 unless SPATE_ZEROCOPY=0 or the build asks for read/write. */
 int
 zerocopy_allowed(void)

@@ -1,11 +1,10 @@
 /*
- * The fan-out with a lag (struct spate_fanout_opts's LAG and SLOW): each
- * output is written by a thread of its own (lib/lagout.c), so that one
- * may fall behind the fastest by up to the lag while the others go on.
- * This file is the caller's thread: it reads the input into chunks,
- * paced by the fastest output, decides what becomes of an output that
- * falls too far behind (SLOW), and tells failures in GNU's order.  The
- * why of it: doc/design.md, "Fan-out", "With a lag".
+ * The fan-out with a lag (struct spate_fanout_opts's LAG and SLOW; its
+ * contract is spate.h's): the caller's thread, which reads the input
+ * into chunks a chunk ahead of the fastest output, decides what becomes
+ * of an output that falls too far behind, and has failures told
+ * (lib/lagtell.c).  The outputs' threads are lib/lagout.c's.  The why
+ * of it all: doc/design.md, "Fan-out", "With a lag".
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -15,15 +14,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lag.h"
-
-/*
- * The reader reads again once the fastest output has at most this much
- * left to write: it reads while that output writes, and no further.
- */
-#define LAG_PACE	LAG_CHUNK
 
 /* What the fastest output writing has still to write, or -1 if no
  * output writes. */
@@ -89,7 +81,7 @@ drop_queue(struct lag *l, size_t k)
 	off_t kept = o->head != NULL ? (off_t)(o->head->len - o->off) : 0;
 
 	o->missed += o->held - kept;
-	lagout_drain(l, o);
+	lagmem_drain(l, o);
 	o->held = kept;
 }
 
@@ -99,7 +91,7 @@ static void
 let_go(struct lag *l, struct spate_out *outs, size_t k)
 {
 	lagout_set(&l->out[k], LAG_CLOSED);
-	lagout_drain(l, &l->out[k]);
+	lagmem_drain(l, &l->out[k]);
 	pthread_cond_signal(&l->out[k].fed);
 	pthread_detach(l->out[k].tid);
 	outs[k].fd = -1;
@@ -154,9 +146,14 @@ judge(struct lag *l, struct spate_out *outs, const struct spate_fanout_opts *o,
 	return wait;
 }
 
-/* Before a read: return 1 if the reader is to wait, till *WAKE (0: an
- * output moves): the fastest has more than LAG_PACE to write, or an
- * output too far behind is waited for (judge). */
+/*
+ * Before a read: return 1 if the reader is to wait, till *WAKE (0: an
+ * output moves): the fastest has more than a chunk to write, or an
+ * output too far behind is waited for (judge).  The reader keeps a
+ * chunk ahead of the fastest output, no more: it reads while that one
+ * writes, and what an output holds stays within the lag and two chunks
+ * (spate.h).
+ */
 static int
 must_wait(struct lag *l, struct spate_out *outs,
     const struct spate_fanout_opts *o, void *ctx, long long *wake)
@@ -164,7 +161,7 @@ must_wait(struct lag *l, struct spate_out *outs,
 	off_t least = fastest(l);
 
 	*wake = 0;
-	if (least > (off_t)LAG_PACE)
+	if (least > (off_t)LAG_CHUNK)
 		return 1;
 	return judge(l, outs, o, ctx, least, wake);
 }
@@ -198,10 +195,10 @@ next_chunk(struct lag *l, size_t cap)
 		for (k = 0; k < l->n; k++)
 			if (l->out[k].tail == l->cur)
 				pthread_cond_signal(&l->out[k].fed);
-		lagout_unref(l, l->cur);
+		lagmem_unref(l, l->cur);
 		l->cur = NULL;
 	}
-	if ((c = lagout_chunk(l, cap)) == NULL)
+	if ((c = lagmem_chunk(l, cap)) == NULL)
 		return -1;
 	for (k = 0; k < l->n; k++) {
 		struct lag_out *o = &l->out[k];
@@ -366,62 +363,50 @@ watch_outputs(struct lag *l, struct pollfd *p)
 			o->err_at = l->in;
 			o->raised = 0;
 			lagout_set(o, LAG_FAILED);
-			lagout_drain(l, o);
+			lagmem_drain(l, o);
 			pthread_cond_signal(&o->fed);
 		}
 	return 0;
 }
 
 /*
- * Return 1 if the input keeps records apart and an output keeps writes
- * apart (a packet-mode pipe, a record socket): each record is to reach
- * such an output as a write of its own, as without a lag, and the lag's
- * chunks pack records together.
+ * Return 1 if the input IN keeps records apart and one of the N outputs
+ * OUTS keeps writes apart (a packet-mode pipe, a record socket): each
+ * record is to reach such an output as a write of its own, as without a
+ * lag, and the lag's chunks pack records together.
  */
 static int
-records_kept(int in, struct spate_out *outs, size_t n)
+records_kept(const struct end *in, const struct end *outs, size_t n)
 {
-	struct end e;
 	size_t i;
 
-	end_init(&e, in);
-	if (!e.records)
+	if (!in->records)
 		return 0;
-	for (i = 0; i < n; i++) {
-		if (outs[i].fd == -1)
-			continue;
-		end_init(&e, outs[i].fd);
-		if (end_keeps_writes(&e))
+	for (i = 0; i < n; i++)
+		if (outs[i].fd != -1 && end_keeps_writes(&outs[i]))
 			return 1;
-	}
 	return 0;
 }
 
 /*
- * Return 1 if an output is the input, or two outputs are the same file,
- * pipe or socket (devices do not count: /dev/null twice shows nothing):
- * what each thread wrote would land between the other's, where only
- * GNU's order, without a lag, makes sense.
+ * Describe IN into *INPUT and the N outputs OUTS into ENDS (fd -1 where
+ * OUTS has none).  Return 1 if the copy is to be made without a lag:
+ * outputs aliased (ends_aliased), whose threads' writes would land
+ * between each other's, or records kept apart (records_kept).
  */
 static int
-shared(int in, struct spate_out *outs, size_t n)
+lag_unfit(int in, struct spate_out *outs, size_t n, struct end *input,
+    struct end *ends)
 {
-	struct stat a, b;
-	size_t i, j;
+	size_t k;
 
-	for (i = 0; i < n; i++) {
-		if (outs[i].fd == -1 || fstat(outs[i].fd, &a) == -1 ||
-		    S_ISCHR(a.st_mode) || S_ISBLK(a.st_mode))
-			continue;
-		if (fstat(in, &b) == 0 && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino)
-			return 1;
-		for (j = i + 1; j < n; j++)
-			if (outs[j].fd != -1 && fstat(outs[j].fd, &b) == 0 &&
-			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-				return 1;
-	}
-	return 0;
+	end_init(input, in);
+	for (k = 0; k < n; k++)
+		if (outs[k].fd == -1)
+			ends[k].fd = -1;
+		else
+			end_init(&ends[k], outs[k].fd);
+	return ends_aliased(input, ends, n) || records_kept(input, ends, n);
 }
 
 /*
@@ -445,7 +430,7 @@ lag_finish(struct lag *l, struct spate_out *outs,
 	l->ended = 1;
 	if (l->cur != NULL) {
 		l->cur->sealed = 1;
-		lagout_unref(l, l->cur);
+		lagmem_unref(l, l->cur);
 		l->cur = NULL;
 	}
 	for (k = 0; k < l->n; k++)
@@ -501,15 +486,15 @@ refuse(const struct spate_fanout_opts *o, int err)
  * SPATE_INPUT when reading the input failed, SPATE_MEMORY when the threads or
  * the memory the lag needs cannot be had (nothing read then, if they
  * could not be had at the start); or 1 if nothing was read, and the copy
- * is to be made as without a lag: none asked, one output, outputs that
- * are the same file (shared), or records kept apart (records_kept).
+ * is to be made as without a lag: none asked, one output, or outputs
+ * unfit for it (lag_unfit).
  */
 int
 lag_fanout(int in, struct spate_out *outs, size_t n,
     const struct spate_fanout_opts *o, spate_fail_fn *fail, void *ctx)
 {
 	struct lag *l;
-	struct end input;
+	struct end input, *ends;
 	struct pollfd *polls = NULL;
 	char *scratch = NULL;
 	size_t size = 0, k, live;
@@ -518,20 +503,28 @@ lag_fanout(int in, struct spate_out *outs, size_t n,
 
 	for (k = 0, live = 0; k < n; k++)
 		live += outs[k].fd != -1;
-	if ((o->lag == 0 && o->slow == SPATE_SLOW_WAIT) || live < 2 ||
-	    shared(in, outs, n) || records_kept(in, outs, n))
+	if ((o->lag == 0 && o->slow == SPATE_SLOW_WAIT) || live < 2)
 		return 1;
-	if ((l = calloc(1, sizeof *l)) == NULL)
+	if ((ends = calloc(n, sizeof *ends)) == NULL)
 		return refuse(o, ENOMEM);
+	if (lag_unfit(in, outs, n, &input, ends)) {
+		free(ends);
+		return 1;
+	}
+	if ((l = calloc(1, sizeof *l)) == NULL) {
+		free(ends);
+		return refuse(o, ENOMEM);
+	}
 	l->lag = o->lag;
 	l->slow = o->slow;
-	if (lagout_start(l, outs, n) == -1) {
+	if (lagout_start(l, ends, n) == -1) {
 		saved = errno;
+		free(ends);
 		lagout_free(l);
 		return refuse(o, saved);
 	}
-	end_init(&input, in);
-	watch = (o->flags & SPATE_FANOUT_PIPE_CHECK) && input.kind != K_FILE &&
+	free(ends);
+	watch = (o->flags & SPATE_FANOUT_PIPE_CHECK) && !traits(&input)->file &&
 	    (fcntl(in, F_GETFL) & O_ACCMODE) != O_WRONLY;
 	if ((scratch = malloc(size = input.records ? LAG_CHUNK : GNU_CHUNK))
 	    == NULL ||

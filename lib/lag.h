@@ -1,8 +1,8 @@
 /*
  * Private to the fan-out with a lag: what the caller's thread, which
  * reads and decides (lib/lag.c), shares with the outputs' threads,
- * which write (lib/lagout.c).  doc/design.md, "Fan-out", "With a
- * lag".
+ * which write (lib/lagout.c), and the chunks they share (lib/lagmem.c).
+ * doc/design.md, "Fan-out", "With a lag".
  */
 #ifndef SPATE_LAG_H
 #define SPATE_LAG_H
@@ -109,15 +109,21 @@ struct lag {
  */
 #define LAG_GRACE_MS	2000
 
+/* lagout.c: the outputs' threads. */
 void lagout_set(struct lag_out *o, enum lag_st to);
 long long lagout_now(void);
 void lagout_wait(struct lag *l, long long wake);
-struct lag_chunk *lagout_chunk(struct lag *l, size_t cap);
-void lagout_unref(struct lag *l, struct lag_chunk *c);
-void lagout_drain(struct lag *l, struct lag_out *o);
-int lagout_start(struct lag *l, struct spate_out *outs, size_t n);
+int lagout_start(struct lag *l, const struct end *ends, size_t n);
 void lagout_put(struct lag *l);
 void lagout_free(struct lag *l);
+
+/* lagmem.c: the chunks' memory. */
+struct lag_chunk *lagmem_chunk(struct lag *l, size_t cap);
+void lagmem_unref(struct lag *l, struct lag_chunk *c);
+void lagmem_drain(struct lag *l, struct lag_out *o);
+void lagmem_free(struct lag *l);
+
+/* lagtell.c: failures told in GNU's order. */
 int lag_tell_failures(struct lag *l, struct spate_out *outs,
     spate_fail_fn *fail, void *ctx);
 

@@ -1,10 +1,10 @@
 /*
- * The outputs' threads of the fan-out with a lag, and the chunks they
- * share: each output is written by a thread of its own, which writes
- * the chunks it is given in order with write(2), while the caller's
- * thread reads and decides (lib/lag.c).  Everything about threads and
- * the memory they share is here.  doc/design.md, "Fan-out", "With a
- * lag".
+ * The outputs' threads of the fan-out with a lag: each output is
+ * written by a thread of its own, which writes the chunks it is given
+ * in order with write(2), while the caller's thread reads and decides
+ * (lib/lag.c); the chunks' memory is lib/lagmem.c's.  Starting,
+ * waking, waiting for and ending the threads is here, and the lag's
+ * lifetime, which they share.  doc/design.md, "Fan-out", "With a lag".
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -14,14 +14,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lag.h"
-
-/* Chunks kept for reuse once written; the others are unmapped. */
-#define LAG_SPARE	2
 
 /* An output's thread: write_all and a few frames of its own. */
 #define LAG_STACK	(64u << 10)
@@ -37,81 +33,6 @@ lagout_set(struct lag_out *o, enum lag_st to)
 {
 	assert(lag_moves[o->st][to]);
 	o->st = to;
-}
-
-/*
- * A chunk of CAP bytes: mapped if it is LAG_CHUNK or more, so that it is
- * given back to the system when freed, from the heap if less (a small
- * record).  Nothing shared is touched: called without the lock.  NULL
- * if memory is short.
- */
-static struct lag_chunk *
-chunk_map(size_t n, size_t cap)
-{
-	struct lag_chunk *c = calloc(1, sizeof *c + n * sizeof(struct lag_chunk *));
-
-	if (c == NULL)
-		return NULL;
-	c->cap = cap;
-	if (cap < LAG_CHUNK)
-		c->data = malloc(cap);
-	else if ((c->data = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
-		c->data = NULL;
-	if (c->data == NULL) {
-		free(c);
-		return NULL;
-	}
-	return c;
-}
-
-static void
-chunk_unmap(struct lag_chunk *c)
-{
-	if (c->cap < LAG_CHUNK)
-		free(c->data);
-	else
-		munmap(c->data, c->cap);
-	free(c);
-}
-
-/* Make C empty, with one reference, starting at L's stream's end. */
-static void
-chunk_reset(struct lag *l, struct lag_chunk *c)
-{
-	c->len = 0;
-	c->sealed = 0;
-	c->refs = 1;
-	c->at = l->in;
-	memset(c->next, 0, l->n * sizeof(struct lag_chunk *));
-}
-
-/*
- * L's next chunk, CAP bytes at least, empty, with one reference (the
- * reader's), starting at the stream's end: a spare, or one mapped
- * without the lock (held when called, and on return), or if memory is
- * short, a spare that an output gave back meanwhile.  NULL if memory is
- * short.
- */
-struct lag_chunk *
-lagout_chunk(struct lag *l, size_t cap)
-{
-	struct lag_chunk *c = NULL;
-
-	if (cap != LAG_CHUNK || l->spares == NULL) {
-		pthread_mutex_unlock(&l->lock);
-		c = chunk_map(l->n, cap);
-		pthread_mutex_lock(&l->lock);
-	}
-	if (c == NULL && cap == LAG_CHUNK && l->spares != NULL) {
-		c = l->spares;
-		l->spares = c->spare;
-		l->nspare--;
-	}
-	if (c == NULL)
-		return NULL;
-	chunk_reset(l, c);
-	return c;
 }
 
 /* The monotonic clock, in milliseconds: when a write began. */
@@ -140,49 +61,13 @@ lagout_wait(struct lag *l, long long wake)
 	pthread_cond_timedwait(&l->moved, &l->lock, &t);
 }
 
-/* One of C's references is let go: the last one gives it back. */
-void
-lagout_unref(struct lag *l, struct lag_chunk *c)
-{
-	assert(c->refs > 0);
-	if (--c->refs > 0)
-		return;
-	if (c->cap == LAG_CHUNK && l->nspare < LAG_SPARE) {
-		c->spare = l->spares;
-		l->spares = c;
-		l->nspare++;
-	} else
-		chunk_unmap(c);
-}
-
-/* Let go of output O's queue, but the chunk its thread writes from. */
-void
-lagout_drain(struct lag *l, struct lag_out *o)
-{
-	struct lag_chunk *keep = o->writing ? o->head : NULL;
-	struct lag_chunk *c = keep != NULL ? keep->next[o->k] : o->head, *next;
-
-	for (; c != NULL; c = next) {
-		next = c->next[o->k];
-		lagout_unref(l, c);
-	}
-	if (keep != NULL)
-		keep->next[o->k] = NULL;
-	o->head = o->tail = keep;
-	o->held = 0;
-}
-
 /* Free L: its last reference is gone. */
 void
 lagout_free(struct lag *l)
 {
-	struct lag_chunk *c;
 	size_t k;
 
-	while ((c = l->spares) != NULL) {
-		l->spares = c->spare;
-		chunk_unmap(c);
-	}
+	lagmem_free(l);
 	for (k = 0; k < l->n; k++)
 		pthread_cond_destroy(&l->out[k].fed);
 	pthread_cond_destroy(&l->moved);
@@ -261,14 +146,14 @@ out_thread(void *arg)
 			if (o->head == NULL)
 				o->tail = NULL;
 			o->off = 0;
-			lagout_unref(l, c);
+			lagmem_unref(l, c);
 			/* A reader short of memory waits for it. */
 			pthread_cond_signal(&l->moved);
 			continue;
 		}
 		if (l->stopped || (c == NULL && l->ended)) {
 			lagout_set(o, LAG_DONE);
-			lagout_drain(l, o);
+			lagmem_drain(l, o);
 			break;
 		}
 		if (c == NULL || o->off == c->len) {
@@ -293,14 +178,14 @@ out_thread(void *arg)
 		pthread_mutex_lock(&l->lock);
 		o->writing = 0;
 		if (o->st == LAG_CLOSED) {
-			lagout_unref(l, c);
+			lagmem_unref(l, c);
 			o->head = o->tail = NULL;
 		} else if (r == -1) {
 			o->err = err;
 			o->raised = sig;
 			o->err_at = c->at + (off_t)(o->off + len - left);
 			lagout_set(o, LAG_FAILED);
-			lagout_drain(l, o);
+			lagmem_drain(l, o);
 		} else {
 			o->off += len;
 			o->held -= len;
@@ -338,11 +223,11 @@ start_out(struct lag *l, size_t k, pthread_attr_t *attr)
 	return err;
 }
 
-/* Set up L for OUTS and start the threads.  Return 0, or -1 with errno
- * set and nothing started (the threads that were are ended and
- * joined). */
+/* Set up L for the N outputs ENDS (fd -1: none) and start the threads.
+ * Return 0, or -1 with errno set and nothing started (the threads that
+ * were are ended and joined). */
 int
-lagout_start(struct lag *l, struct spate_out *outs, size_t n)
+lagout_start(struct lag *l, const struct end *ends, size_t n)
 {
 	pthread_attr_t attr;
 	pthread_condattr_t monotonic;
@@ -362,18 +247,16 @@ lagout_start(struct lag *l, struct spate_out *outs, size_t n)
 	l->refs = 1;
 	for (k = 0; k < n; k++) {
 		struct lag_out *o = &l->out[k];
-		struct end e;
 
 		o->l = l;
 		o->k = k;
-		o->fd = outs[k].fd;
+		o->fd = ends[k].fd;
 		pthread_cond_init(&o->fed, NULL);
 		if (o->fd == -1)
 			continue;
-		end_init(&e, o->fd);
-		o->keeps = end_keeps_writes(&e);
-		o->pipe = e.kind == K_PIPE;
-		o->stalls = traits(&e)->may_stall;
+		o->keeps = end_keeps_writes(&ends[k]);
+		o->pipe = traits(&ends[k])->pipe;
+		o->stalls = traits(&ends[k])->may_stall;
 		o->st = LAG_WRITING;
 	}
 	if ((err = pthread_attr_init(&attr)) != 0)

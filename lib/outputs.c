@@ -457,31 +457,3 @@ out_from_lanes(struct fan *f)
 	f->threads = THREADS_READY;
 	lanes_stop(c);
 }
-
-/*
- * Return 1 if two of the outputs are the same file, pipe or socket,
- * where what each chunk writes lands between the other's, or if an
- * output is the input file, where a chunk spliced in would be the page
- * cache's pages that the output then rewrites.  (Devices do not count:
- * /dev/null twice shows nothing.)
- */
-int
-out_aliased(struct fan *f)
-{
-	size_t i, j;
-
-	for (i = 0; i < f->n; i++) {
-		if (!out_served(out(f, i)->st) ||
-		    !traits(&f->ends[i])->names_stream)
-			continue;
-		if (traits(&f->in)->file && f->ends[i].ino == f->in.ino &&
-		    f->ends[i].dev == f->in.dev)
-			return 1;
-		for (j = i + 1; j < f->n; j++)
-			if (out_served(out(f, j)->st) &&
-			    f->ends[i].ino == f->ends[j].ino &&
-			    f->ends[i].dev == f->ends[j].dev)
-				return 1;
-	}
-	return 0;
-}

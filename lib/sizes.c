@@ -3,7 +3,7 @@
  * pipe, the lanes, and how many lanes (doc/design.md, "Fan-out" and
  * "Copies on every core").  Every bound on how far one output may run
  * ahead of another is made here, of the constants below.  The
- * arithmetic is in functions of numbers alone (size_chunk, size_pipe,
+ * arithmetic is in functions of numbers alone (longest_chunk, size_pipe,
  * size_lane, size_lanes), tested as such (t/unit/test_sizes.c); the
  * functions that take a fan only gather those numbers from its outputs.
  */
@@ -56,7 +56,7 @@ _Static_assert(LANES_WINDOW == 3L << 19, "the window is 1.5 MiB");
  * 0: a chunk of one byte still moves.
  */
 size_t
-size_chunk(size_t bound, int gnu, size_t least)
+longest_chunk(size_t bound, int gnu, size_t least)
 {
 	if (gnu && bound > GNU_CHUNK)
 		bound = GNU_CHUNK;
@@ -74,7 +74,7 @@ size_chunk(size_t bound, int gnu, size_t least)
  * before.  Where the output pipes are bigger than the traffic warrants,
  * as big as the smallest of them, up to CHUNK_MAX: a reader that grew
  * its pipe is given chunks of its size.  With LANES, no bigger than the
- * round's chunk needs either (within LEAST, as size_chunk: a socket's
+ * round's chunk needs either (within LEAST, as longest_chunk: a socket's
  * chunks are small), rounded up to a power of two from BUF_MIN: a lane
  * counts each chunk at the chunk pipe's slots.
  */
@@ -89,7 +89,7 @@ size_pipe(long traffic, long least_pipe, int lanes, size_t least)
 	if (least_pipe > 0 && least_pipe < want)
 		want = least_pipe;
 	if (lanes) {
-		lim = size_chunk(want, 0, least);
+		lim = longest_chunk(want, 0, least);
 		for (fit = BUF_MIN; fit < want && (size_t)fit < lim; fit *= 2)
 			;
 		want = fit < want ? fit : want;
@@ -210,7 +210,7 @@ rooms(struct fan *f, size_t *least, long *least_pipe)
 	}
 }
 
-/* The longest chunk for this round of F, BOUND at most (size_chunk). */
+/* The longest chunk for this round of F, BOUND at most (longest_chunk). */
 size_t
 size_round(struct fan *f, size_t bound)
 {
@@ -218,15 +218,15 @@ size_round(struct fan *f, size_t bound)
 	long least_pipe;
 
 	rooms(f, &least, &least_pipe);
-	return size_chunk(bound, f->gnu_chunks, least);
+	return longest_chunk(bound, f->gnu_chunks, least);
 }
 
 /* The longest chunk for this round of F's zero-copy path: what its
- * chunk pipe, and its copy pipe if open, hold (size_chunk). */
+ * chunk pipe, and its copy pipe if open, hold (longest_chunk). */
 size_t
 size_round_zc(struct fan *f)
 {
-	size_t bound = chunk_size(&f->ch);
+	size_t bound = chunk_capacity(&f->ch);
 
 	if (f->ch.copy[0] != -1 && f->ch.copy_size > 0 &&
 	    (size_t)f->ch.copy_size < bound)

@@ -19,5 +19,6 @@ load_scripts='t/t1008-tee-threads.sh t/t1010-tee-lanes-edges.sh
 	t/t9003-progress.sh t/t9004-progress-tty.sh t/t9005-progress-process.sh'
 load_files="$load_scripts t/test-lib.sh t/lib-proc.sh t/lib-fault.sh
 	t/lib-fd.sh t/lib-tty.sh scripts/check-load lib/lanes.c lib/lag.c
-	lib/lagout.c lib/lagtell.c lib/fanout.c lib/watch.c lib/signals.c
+	lib/lagmem.c lib/lagout.c lib/lagtell.c lib/fanout.c lib/watch.c
+	lib/signals.c
 	lib/handoff.c src/progress.c src/progress-line.c"

@@ -1,12 +1,8 @@
 /*
  * --progress, for cat and tee: how far a copy has come, on standard
- * error.  The engine tells progress_update of every chunk it moves
- * (spate_progress_fn); the line is drawn from there when it is due, read
- * on the process's own clock, so that the data path makes no system
- * call more.  On a terminal, each line is fitted to its width as it is
- * then, and none is drawn while the process is in the background.  Nothing is shown where standard error is closed or is the
- * file standard output is (the lines would be in the data), and a
- * write to it that fails stops the display and nothing else.
+ * error, drawn from progress_update, the engine's spate_progress_fn.
+ * What a user sees is man/cat.1's and man/tee.1's; the why,
+ * doc/design.md's "--progress".
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H

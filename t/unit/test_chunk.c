@@ -63,7 +63,7 @@ TEST(round_accounting)
 	fcntl(b[1], F_SETPIPE_SZ, 1 << 20);
 	chunk_init(&ch);
 	opened = chunk_open(&ch) == 0 && chunk_is_open(&ch) &&
-	    ch.held == 0 && chunk_size(&ch) >= (long)len;
+	    ch.held == 0 && chunk_capacity(&ch) >= (long)len;
 	n = chunk_fill(&ch, in[0], len, NULL, &c);
 	ok(opened && n == (ssize_t)len && ch.held == len,
 	    "chunk_fill: %zd bytes of a full input pipe, held %zu", n,
@@ -82,7 +82,7 @@ TEST(round_accounting)
 	got = drain(b[0], buf, len);
 	ok_file = f == (ssize_t)len && s == (ssize_t)len && got == len &&
 	    memcmp(buf, data, len) == 0;
-	ok(ok_file && ch.held == len && copy_size >= chunk_size(&ch),
+	ok(ok_file && ch.held == len && copy_size >= chunk_capacity(&ch),
 	    "copy_fill, copy_splice: a copy as big as the chunk pipe, moved "
 	    "out whole; the chunk stays (held %zu)", ch.held);
 
@@ -154,16 +154,16 @@ TEST(resize_when_empty)
 	chunk_init(&ch);
 	if (chunk_open(&ch) == -1)
 		bail_out("chunk_open: %s", strerror(errno));
-	before = chunk_size(&ch);
+	before = chunk_capacity(&ch);
 	chunk_fill(&ch, in[0], 4096, NULL, &c);
 	copy_fill(&ch, 4096);
 	chunk_resize(&ch, 4 * before);
-	held_size = chunk_size(&ch);
+	held_size = chunk_capacity(&ch);
 	chunk_to_buf(&ch, 0, 4096);
 	/* Empty the copy pipe too, as a round's end leaves it. */
 	copy_to_buf(&ch, 0, 4096);
 	chunk_resize(&ch, 4 * before);
-	after = chunk_size(&ch);
+	after = chunk_capacity(&ch);
 	ok(held_size == before && (after == 4 * before ||
 	    after == before) && ch.copy_size >= after,
 	    "chunk_resize: not while it holds a chunk (%ld), then %ld, the "

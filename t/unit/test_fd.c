@@ -39,7 +39,8 @@ kind_of(int fd)
  * What the engine takes for granted of every row of fd.c's table: the
  * pipe calls go with a pipe's room and never wait on a peer; a lane
  * only ever writes a file, which needs a copy of every byte, never
- * waits and never stalls; a kind is not both a pipe and a file.
+ * waits, never stalls, and names its stream (ends_aliased: an output
+ * that is the input file); a kind is not both a pipe and a file.
  */
 TEST(traits_hold)
 {
@@ -52,7 +53,8 @@ TEST(traits_hold)
 		if ((t->pipe != (t->room == ROOM_PIPE)) ||
 		    (t->pipe && t->waits_on_peer) || (t->pipe && t->file) ||
 		    (t->lane && !(t->file && t->needs_copy)) ||
-		    (t->file && (t->waits_on_peer || t->may_stall))) {
+		    (t->file && (t->waits_on_peer || t->may_stall ||
+		    !t->names_stream))) {
 			printf("# kind %d: its traits break a rule\n", k);
 			bad++;
 		}
@@ -417,4 +419,62 @@ TEST(input_from_stat)
 	close_pair(s);
 	input_records(SOCK_SEQPACKET, "SOCK_SEQPACKET");
 	input_records(SOCK_DGRAM, "SOCK_DGRAM");
+}
+
+/* Describe FD into E, or mark E as no output (FD -1). */
+static void
+describe_out(struct end *e, int fd)
+{
+	if (fd == -1) {
+		memset(e, 0, sizeof *e);
+		e->fd = -1;
+	} else
+		describe(e, fd);
+}
+
+/* Return ends_aliased of input IN and the outputs A and B (-1: none). */
+static int
+aliased(int in, int a, int b)
+{
+	struct end i, o[2];
+
+	describe(&i, in);
+	describe_out(&o[0], a);
+	describe_out(&o[1], b);
+	return ends_aliased(&i, o, 2);
+}
+
+/*
+ * Which outputs are aliased (ends_aliased): two that are one file, or
+ * one descriptor (even of a device, whose two names do not count: what
+ * the fan-out with a lag closes once it must not close twice), or an
+ * output that is the input's regular file or its descriptor; not a
+ * pipe that is the input through a descriptor of its own (a FIFO keeps
+ * its writes in order, however late), nor two outputs that are none.
+ */
+TEST(aliased)
+{
+	char path[64];
+	int f = xtmpfile(), f2, nul = xopen("/dev/null", O_WRONLY);
+	int nul2 = xopen("/dev/null", O_WRONLY), p[2], s[2];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", f);
+	f2 = xopen(path, O_WRONLY);
+	xpipe(p);
+	xsocketpair(s);
+	ok(aliased(nul, f, f2), "aliased: one file twice");
+	ok(aliased(nul, nul2, nul2), "aliased: one descriptor twice");
+	ok(!aliased(s[0], nul, nul2), "aliased: not /dev/null twice");
+	ok(aliased(f, f2, nul), "aliased: the input's regular file");
+	ok(aliased(s[0], nul, s[0]), "aliased: the input's descriptor");
+	ok(!aliased(p[0], p[1], nul),
+	    "aliased: not the input's pipe, by its other end");
+	ok(!aliased(nul, -1, -1) && !aliased(nul, f, -1),
+	    "aliased: outputs that are none are not");
+	close(f);
+	close(f2);
+	close(nul);
+	close(nul2);
+	close_pair(p);
+	close_pair(s);
 }

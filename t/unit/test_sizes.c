@@ -36,7 +36,7 @@ TEST(chunk)
 	size_t i, got;
 
 	for (i = 0; i < sizeof c / sizeof *c; i++) {
-		got = size_chunk(c[i].bound, c[i].gnu, c[i].least);
+		got = longest_chunk(c[i].bound, c[i].gnu, c[i].least);
 		ok(got == c[i].want, "chunk: %s: %zu (want %zu)", c[i].what,
 		    got, c[i].want);
 	}
