@@ -14,6 +14,7 @@
 #include "lib-lag.h"
 
 #include <stdint.h>
+#include <sys/ioctl.h>
 
 /*
  * SPATE_SLOW_WAIT with a lag: a pipe, a socket and a regular file, fed by
@@ -97,9 +98,10 @@ trickle_reader(void *arg)
 	struct trickle *t = arg;
 	ssize_t k;
 
+	/* LEN is read by the test's thread too (drop_stalled). */
 	while (t->len <= datalen && (k = read(t->p, t->buf + t->len,
 	    datalen + 1 - t->len < 4096 ? datalen + 1 - t->len : 4096)) > 0) {
-		t->len += k;
+		__atomic_store_n(&t->len, t->len + k, __ATOMIC_RELEASE);
 		sched_yield();
 	}
 	return NULL;
@@ -183,7 +185,11 @@ copy_thread(void *arg)
  * be judged so.  Then read while the second half comes, it holds the
  * input less whole chunks, as many bytes as were told missed, and is not
  * closed at the end.  The input is a pipe this thread feeds, so that the
- * copy cannot end before the reader reads.
+ * copy cannot end before the reader reads: the second half is fed once
+ * the reader took what the pipe held and the write that stalled (a
+ * stalled output's writes are GNU_CHUNK), so that the pipe's next write
+ * is under way, and the output not slow, when the input ends, however
+ * late the reader's thread was given a CPU.
  */
 TEST(drop_stalled)
 {
@@ -193,7 +199,7 @@ TEST(drop_stalled)
 	struct trickle t = { 0 };
 	pthread_t tid;
 	struct stat st;
-	int p[2], in[2];
+	int p[2], in[2], held;
 
 	watchdog(120);
 	make_data(8 << 20);
@@ -210,8 +216,13 @@ TEST(drop_stalled)
 		usleep(1000);
 	t.p = p[0];
 	t.buf = xmalloc(datalen + 1);
+	if (ioctl(p[0], FIONREAD, &held) == -1)
+		bail_out("FIONREAD");
 	if (pthread_create(&t.tid, NULL, trickle_reader, &t) != 0)
 		bail_out("pthread_create");
+	while (__atomic_load_n(&t.len, __ATOMIC_ACQUIRE) <=
+	    (size_t)held + GNU_CHUNK)
+		usleep(1000);
 	xwrite(in[1], data + datalen / 2, datalen - datalen / 2);
 	close(in[1]);
 	pthread_join(tid, NULL);
