@@ -174,7 +174,8 @@ empty(const char *name)
  * to be a packet of its own out, as GNU's tee writes it, and the lag's
  * chunks would pack them together.  The lag declines before a read
  * (lag_fanout's 1, the input untouched), and the copy gives the output
- * the packets as they came.
+ * the packets as they came.  So it does from a device, whose read may
+ * take a record (/dev/kmsg): /dev/null stands for one.
  */
 TEST(packets_kept)
 {
@@ -204,6 +205,15 @@ TEST(packets_kept)
 	ok(r == 0 && whole && read(out[0], buf, sizeof buf) == 0 &&
 	    holds("f1", NULL), "packets in and out: each a packet of its own");
 	close(o[1].fd);
+	close(in[0]);
+	close(out[0]);
+	in[0] = xopen("/dev/null", O_RDONLY);
+	xpipe2(out, O_DIRECT);
+	o[0].fd = out[1];
+	o[1].fd = file("f1", NULL, 0);
+	ok(lag_fanout(in[0], o, 2, &opts, on_fail, &s) == 1,
+	    "a device in, packets out: no lag");
+	close_outs(o, 2);
 	close(in[0]);
 	close(out[0]);
 	watchdog(0);
