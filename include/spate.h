@@ -223,8 +223,10 @@ typedef void spate_slow_fn(void *ctx, size_t i, enum spate_slow what,
  * blocked in write(2) after the call returns (a reader that never
  * reads): it is left, detached, with the chunk it writes from, and
  * writes nothing else.  Where two outputs are one file, pipe, socket or
- * descriptor, or an output is IN itself or IN's regular file, the copy
- * is made without a lag;
+ * descriptor, or an output is IN itself or IN's regular file, or IN may
+ * keep records apart (a record socket, a pipe, a device) and an output
+ * keeps writes apart (a record socket, a packet-mode pipe), the copy is
+ * made without a lag;
  * where the threads or the memory of the lag cannot be had, it is not
  * made: -1 with *SIDE SPATE_MEMORY, nothing read.  Under a seccomp filter
  * (spate_gnu_calls) a lag with two outputs or more is refused before

@@ -55,6 +55,11 @@ struct traits {
 	unsigned names_stream : 1;	/* its device and inode name one
 				   stream: two outputs with the same show
 				   each other's chunks */
+	unsigned may_read_records : 1;	/* as an input, a read of it may
+				   take one record, and nothing says so: a
+				   pipe in packet mode (O_DIRECT on its
+				   write end only), a device (/dev/kmsg, a
+				   tun) */
 	enum room room;
 };
 

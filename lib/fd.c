@@ -20,12 +20,13 @@
  */
 static const struct traits table[K_KINDS] = {
 	[K_PIPE] = { .pipe = 1, .may_stall = 1, .names_stream = 1,
-	    .room = ROOM_PIPE },
+	    .may_read_records = 1, .room = ROOM_PIPE },
 	[K_FILE] = { .file = 1, .needs_copy = 1, .lane = 1,
 	    .names_stream = 1, .room = ROOM_NONE },
 	[K_SOCKET] = { .waits_on_peer = 1, .may_stall = 1, .needs_copy = 1,
 	    .names_stream = 1, .room = ROOM_SNDBUF },
-	[K_OTHER] = { .waits_on_peer = 1, .room = ROOM_NONE }
+	[K_OTHER] = { .waits_on_peer = 1, .may_read_records = 1,
+	    .room = ROOM_NONE }
 };
 
 /* What E's kind implies. */

@@ -370,17 +370,19 @@ watch_outputs(struct lag *l, struct pollfd *p)
 }
 
 /*
- * Return 1 if the input IN keeps records apart and one of the N outputs
- * OUTS keeps writes apart (a packet-mode pipe, a record socket): each
- * record is to reach such an output as a write of its own, as without a
- * lag, and the lag's chunks pack records together.
+ * Return 1 if the input IN may keep records apart (a record socket; a
+ * pipe, which may be in packet mode; a device: may_read_records) and
+ * one of the N outputs OUTS keeps writes apart (a packet-mode pipe, a
+ * record socket): each record is to reach such an output as a write of
+ * its own, as without a lag, and the lag's chunks pack records
+ * together.
  */
 static int
 records_kept(const struct end *in, const struct end *outs, size_t n)
 {
 	size_t i;
 
-	if (!in->records)
+	if (!in->records && !traits(in)->may_read_records)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (outs[i].fd != -1 && end_keeps_writes(&outs[i]))

@@ -340,6 +340,32 @@ test_expect_success SPATE,PYTHON3,NATIVE 'one-byte records, an output stalled: m
 	test_python3 records.py
 '
 
+# The input pipe as an output through a descriptor of its own (tee
+# /dev/stdin): not aliased, the lag runs.  The pipe holds the input (as
+# much as it takes) before tee starts, and no one else writes it: tee
+# feeds itself, and stdout gets the input over and over, as from GNU's,
+# until its reader leaves (SIGPIPE).  Outputs wait (no close, no drop:
+# stdout's reader may be kept off its CPU for seconds on a busy machine).
+test_expect_success SPATE,GNU,PYTHON3 'the input pipe as an output: as GNU'\''s tee' '
+	$SYS_CAT >selffed.py <<-\EOF &&
+	import fcntl, os, subprocess, sys
+	r, w = os.pipe()
+	room = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
+	os.write(w, open(sys.argv[1], "rb").read(min(room, 60000)))
+	os.close(w)
+	p = subprocess.Popen(sys.argv[2:], stdin=r, stdout=subprocess.PIPE)
+	os.close(r)
+	sys.stdout.buffer.write(p.stdout.read(1 << 20))
+	p.stdout.close()
+	sys.exit(0 if p.wait() == -13 else 1)
+	EOF
+	test_python3 selffed.py "$TRASH/small" $GNU_TEE /dev/stdin >expect &&
+	for o in --lag=64K --lag=1; do
+		test_python3 selffed.py "$TRASH/small" tee $o /dev/stdin >out &&
+		test_cmp expect out || return 1
+	done
+'
+
 test_expect_success SPATE,GNU 'the same file twice: as GNU'\''s tee, no lag' '
 	tee --lag=1M --slow-output=drop f f <"$TRASH/small" >/dev/null &&
 	$GNU_TEE g g <"$TRASH/small" >/dev/null &&

@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 
+#include <sys/ioctl.h>
+
 #include "lib-fanout.h"
 #include "lib-lag.h"
 
@@ -165,6 +167,56 @@ empty(const char *name)
 	struct stat st;
 
 	return stat(name, &st) == 0 && st.st_size == 0;
+}
+
+/*
+ * A packet-mode pipe in and a packet-mode pipe out: each packet read is
+ * to be a packet of its own out, as GNU's tee writes it, and the lag's
+ * chunks would pack them together.  The lag declines before a read
+ * (lag_fanout's 1, the input untouched), and the copy gives the output
+ * the packets as they came.  So it does from a device, whose read may
+ * take a record (/dev/kmsg): /dev/null stands for one.
+ */
+TEST(packets_kept)
+{
+	struct spate_out o[2];
+	struct seen s = { 0 };
+	struct spate_fanout_opts opts = { .lag = 1 << 20 };
+	char buf[4096];
+	int in[2], out[2], queued = 0, r, k, whole = 1;
+
+	watchdog(120);
+	make_data(300);
+	xpipe2(in, O_DIRECT);
+	xpipe2(out, O_DIRECT);
+	for (k = 0; k < 3; k++)
+		xwrite(in[1], data + 100 * k, 100);
+	close(in[1]);
+	o[0].fd = out[1];
+	o[1].fd = file("f1", NULL, 0);
+	r = lag_fanout(in[0], o, 2, &opts, on_fail, &s);
+	ioctl(in[0], FIONREAD, &queued);
+	ok(r == 1 && queued == 300, "packets in and out: no lag, nothing read");
+	r = run(in[0], o, 2, 1 << 20, SPATE_SLOW_WAIT, &s);
+	close(o[0].fd);
+	for (k = 0; k < 3; k++)
+		whole &= read(out[0], buf, sizeof buf) == 100 &&
+		    memcmp(buf, data + 100 * k, 100) == 0;
+	ok(r == 0 && whole && read(out[0], buf, sizeof buf) == 0 &&
+	    holds("f1", NULL), "packets in and out: each a packet of its own");
+	close(o[1].fd);
+	close(in[0]);
+	close(out[0]);
+	in[0] = xopen("/dev/null", O_RDONLY);
+	xpipe2(out, O_DIRECT);
+	o[0].fd = out[1];
+	o[1].fd = file("f1", NULL, 0);
+	ok(lag_fanout(in[0], o, 2, &opts, on_fail, &s) == 1,
+	    "a device in, packets out: no lag");
+	close_outs(o, 2);
+	close(in[0]);
+	close(out[0]);
+	watchdog(0);
 }
 
 /*
