@@ -99,8 +99,9 @@ trap 'cd / && rm -rf "$TRASH"' EXIT
 trap 'exit 143' TERM
 cd "$TRASH" || exit 1
 
-# The strace the cases run: a shim (lib-strace.sh).
-. "$TEST_DIR/lib-strace.sh"
+# The strace the cases run: a shim (lib-strace.sh), found from the tree
+# for a script outside t/ too (bench/check).
+. "$SRC_DIR/t/lib-strace.sh"
 
 # Prerequisites.  A case names them, comma separated, before its title:
 # test_expect_success STRACE,!ROOT 'title' '...'.  A prerequisite is set
