@@ -534,6 +534,9 @@ lag_fanout(int in, struct spate_out *outs, size_t n,
 		r = -2;
 	if (polls != NULL)
 		polls[0].fd = in;
+	/* A record is the input's once read: its chunk is had first. */
+	if (r > 0 && input.records && next_chunk(l, LAG_CHUNK) == -1)
+		errno = ENOMEM, r = -2;
 	while (r > 0) {
 		long long wake;
 		off_t best;

@@ -203,4 +203,37 @@ test_expect_success SPATE,INJECT,GNU "tee /dev/full F, the engine's calloc fails
 	cmp expect.out out && cmp o2 o1
 '
 
+# With a lag each chunk is mapped (lib/lagmem.c).  Where the first one
+# cannot be, the lag is refused before a byte is read: the system's cat,
+# run after tee on the same stdin, then has the whole input, from a pipe
+# as from a socket that keeps records apart (tee once read a record
+# first, and lost it).
+for kind in pipe seqpacket; do
+	test_expect_success SPATE,INJECT,PYTHON3 "tee --lag F1 F2 from a $kind, no chunk: refused, nothing read" '
+		head -c $((6000 * 12 + 1234)) "$TRASH/big" >in &&
+		cat >after.sh <<-EOF &&
+		LC_ALL=C LD_PRELOAD="$INJECT_SO" SPATE_INJECTED="$PWD/injected" \\
+			ASAN_OPTIONS="$INJECT_ASAN_OPTIONS:detect_leaks=0" \\
+			SPATE_INJECT="mmap:size=$((128 << 10))+:error=ENOMEM" \\
+			timeout 60 tee --lag=1M o1 o2 >out 2>err.raw
+		echo \$? >status
+		exec $SYS_CAT
+		EOF
+		: >injected &&
+		if [ '$kind' = pipe ]; then
+			$SYS_CAT in | sh after.sh >rest
+		else
+			with_record_stdin seqpacket 6000 sh after.sh <in >rest
+		fi &&
+		test_injected "^mmap\\($((128 << 10))\\)" &&
+		echo 1 >expect && test_cmp expect status &&
+		echo "tee: cannot start the lag: $(strerror ENOMEM)" >expect &&
+		sed "s|^[^:]*tee: |tee: |" err.raw >err &&
+		test_cmp expect err &&
+		test_must_be_empty out &&
+		test_must_be_empty o1 && test_must_be_empty o2 &&
+		cmp in rest
+	'
+done
+
 test_done

@@ -1,19 +1,23 @@
 /*
- * alloc.c: inject.so's allocations (inject.h): calloc(3) and
- * realloc(3), which fail where a fault says so.
+ * alloc.c: inject.so's allocations (inject.h): calloc(3), realloc(3)
+ * and mmap(2), which fail where a fault says so.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
+#include <sys/mman.h>
+#include <sys/types.h>
 
 #include "inject.h"
 
 static void *(*real_calloc)(size_t, size_t);
 static void *(*real_realloc)(void *, size_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
 
 /*
- * Find the allocators that calloc and realloc below stand for: libc's,
+ * Find the calls that calloc, realloc and mmap below stand for: libc's,
  * or a sanitizer's.  They may be called before inject_init, by another
  * library's constructor.  No allocation is faulted before the faults
  * are read, and dlsym(3) allocates nothing on success.
@@ -27,13 +31,20 @@ real_allocators(void)
 	if (real_realloc == NULL)
 		real_realloc = (void *(*)(void *, size_t))
 		    dlsym(RTLD_NEXT, "realloc");
+	if (real_mmap == NULL)
+		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+		    dlsym(RTLD_NEXT, "mmap");
+	if (real_mmap64 == NULL)
+		real_mmap64 = (void *(*)(void *, size_t, int, int, int,
+		    off64_t))dlsym(RTLD_NEXT, "mmap64");
 }
 
 int
 alloc_resolve(void)
 {
 	real_allocators();
-	return real_calloc == NULL || real_realloc == NULL ? -1 : 0;
+	return real_calloc == NULL || real_realloc == NULL ||
+	    real_mmap == NULL || real_mmap64 == NULL ? -1 : 0;
 }
 
 /* Where a fault says so (size=, nth=), calloc and realloc fail: NULL,
@@ -72,4 +83,36 @@ realloc(void *p, size_t size)
 	}
 	after_call(matched, 0);
 	return real_realloc(p, size);
+}
+
+/* Where a fault says so (size=, nth=), mmap fails: return 1 with errno
+ * ENOMEM.  A program built with 64-bit file offsets calls it mmap64.
+ * (The loader maps what it loads with calls of its own.) */
+static int
+mmap_faulted(size_t len)
+{
+	unsigned matched;
+
+	if (real_mmap == NULL || real_mmap64 == NULL)
+		real_allocators();
+	if (before_call(C_MMAP, -1, -1, len, &matched) != NULL) {
+		errno = ENOMEM;
+		return 1;
+	}
+	after_call(matched, 0);
+	return 0;
+}
+
+void *
+mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap_faulted(len) ? MAP_FAILED :
+	    real_mmap(addr, len, prot, flags, fd, off);
+}
+
+void *
+mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	return mmap_faulted(len) ? MAP_FAILED :
+	    real_mmap64(addr, len, prot, flags, fd, off);
 }

@@ -17,7 +17,8 @@
 
 static const char *const call_names[NCALLS] = {
 	"read", "write", "splice", "tee", "vmsplice", "copy_file_range",
-	"sendfile", "F_SETPIPE_SZ", "F_GETPIPE_SZ", "poll", "calloc", "realloc"
+	"sendfile", "F_SETPIPE_SZ", "F_GETPIPE_SZ", "poll", "calloc", "realloc",
+	"mmap"
 };
 
 /* The errors the fault tests inject, by name. */
@@ -145,7 +146,7 @@ in_range(long n, long first, long last)
 static int
 is_alloc(enum call call)
 {
-	return call == C_CALLOC || call == C_REALLOC;
+	return call == C_CALLOC || call == C_REALLOC || call == C_MMAP;
 }
 
 /* Parse one fault, SPEC (which it may change), into F; return 0, or -1. */

@@ -21,15 +21,17 @@
  * CALL is read, write, splice, tee, vmsplice, copy_file_range, sendfile,
  * F_SETPIPE_SZ or F_GETPIPE_SZ (fcntl(2) with that command; its other
  * commands are never faked) or poll (poll(2) and ppoll(2)), or calloc
- * or realloc (malloc(3)'s).  in= and out= ask for the call's
- * descriptors: read's is in, write's and vmsplice's out, an fcntl's in;
- * FD a number, or !FD for any other.  size= asks for the bytes calloc
- * or realloc is asked for, in a RANGE as nth='s; error=ENOMEM makes the
- * call return NULL.  RANGE is K, K..L or K+, counting from 1 the calls
- * that match, made by any thread of the process, less those that the
- * kernel answered EAGAIN (a faked one counts); without nth=, every
- * matching call.  A fault's call is not made: error= returns -1 with
- * that errno (a name: EIO), retval=N returns N, as strace's inject does.
+ * or realloc (malloc(3)'s) or mmap (mmap(2) called by the program, not
+ * by libc within).  in= and out= ask for the call's descriptors: read's
+ * is in, write's and vmsplice's out, an fcntl's in; FD a number, or !FD
+ * for any other.  size= asks for the bytes calloc, realloc or mmap is
+ * asked for, in a RANGE as nth='s; error=ENOMEM makes the call fail
+ * (NULL; mmap's MAP_FAILED).  RANGE is K, K..L or K+, counting from 1
+ * the calls that match, made by any thread of the process, less those
+ * that the kernel answered EAGAIN (a faked one counts); without nth=,
+ * every matching call.  A fault's call is not made: error= returns -1
+ * with that errno (a name: EIO), retval=N returns N, as strace's inject
+ * does.
  * Where two faults match a call, the first one written decides.
  *
  * SPATE_INJECTED names a file: each faked call appends a line there
@@ -48,7 +50,8 @@
 #include <stddef.h>
 
 enum call { C_READ, C_WRITE, C_SPLICE, C_TEE, C_VMSPLICE, C_COPY_RANGE,
-	C_SENDFILE, C_SETPIPE, C_GETPIPE, C_POLL, C_CALLOC, C_REALLOC, NCALLS };
+	C_SENDFILE, C_SETPIPE, C_GETPIPE, C_POLL, C_CALLOC, C_REALLOC, C_MMAP,
+	NCALLS };
 
 struct fault;
 
